@@ -1,0 +1,39 @@
+//! Agents: the owners of tool calls, each with its session.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::Session;
+
+/// An agent: an id and the session its tools write to. Cloning is cheap and shares the session.
+#[derive(Clone)]
+pub struct Agent {
+    id: Arc<str>,
+    session: Session,
+}
+
+impl Agent {
+    /// An agent with this id, writing to `session`.
+    pub fn new(id: impl Into<Arc<str>>, session: Session) -> Self {
+        Agent {
+            id: id.into(),
+            session,
+        }
+    }
+
+    /// The agent's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The agent's session.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent").field("id", &self.id).finish_non_exhaustive()
+    }
+}

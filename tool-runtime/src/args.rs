@@ -1,0 +1,210 @@
+//! Model arguments: parsing a call's raw JSON into the tool's argument types, and the one error
+//! format every tool shares.
+//!
+//! The success path deserializes straight from the text into typed values, with no JSON value
+//! in between. Only when that fails are the arguments read again, as a JSON value checked against
+//! the tool's own input schema, to say where the first failing value is, what was expected and
+//! what was found, in the schema's words (never a Rust type name).
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
+
+use crate::schema::check;
+use crate::{Definition, ToolOutput};
+
+/// A type a `#[tool]` function can take as a model argument: it deserializes from the model's
+/// JSON and describes itself as a JSON schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a model argument of a #[tool] function",
+    note = "a model argument needs `serde::Deserialize` and `schemars::JsonSchema`: derive both on it",
+    note = "context parameters are spelled `&Exec`, `Agent`, `Option<Agent>` or `Service<T>`; a type alias for one of them is read as a model argument"
+)]
+pub trait ModelArg: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> ModelArg for T {}
+
+/// One model argument of a tool, as the input schema describes it.
+#[derive(Clone, Copy)]
+pub struct ArgSpec {
+    /// The property name: the parameter's name.
+    pub name: &'static str,
+    /// The parameter's doc comment, if it has one.
+    pub description: Option<&'static str>,
+    /// The argument type's schema.
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Whether the argument may be left out (an `Option`).
+    pub optional: fn() -> bool,
+}
+
+impl fmt::Debug for ArgSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArgSpec")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The schema of a model argument of type `T`.
+pub fn arg_schema<T: ModelArg>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// Whether a model argument of type `T` may be left out: whether `T` deserializes from nothing,
+/// as `Option<T>` does. The same test decides the schema's `required` list and what the parser
+/// accepts, so the two cannot disagree.
+pub fn arg_optional<T: ModelArg>() -> bool {
+    T::deserialize(Missing::<de::value::Error>::new("")).is_ok()
+}
+
+/// Parses the next value of an argument map as `T`.
+pub fn next_arg<'de, T: ModelArg, A: MapAccess<'de>>(map: &mut A) -> Result<T, A::Error> {
+    map.next_value()
+}
+
+/// The value of an argument the model left out: `None` for an `Option`, else a missing-field
+/// error.
+pub fn missing_arg<T: ModelArg, E: de::Error>(name: &'static str) -> Result<T, E> {
+    T::deserialize(Missing::<E>::new(name))
+}
+
+/// Deserializes an argument name into its index in `fields`, refusing names not in it.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgFields(pub &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for ArgFields {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for ArgFields {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an argument name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        self.0
+            .iter()
+            .position(|field| *field == name)
+            .ok_or_else(|| E::unknown_field(name, self.0))
+    }
+}
+
+/// A deserializer for a value that is not there: `Option`s become `None`, everything else fails
+/// with a missing-field error.
+struct Missing<E> {
+    name: &'static str,
+    error: PhantomData<E>,
+}
+
+impl<E> Missing<E> {
+    fn new(name: &'static str) -> Self {
+        Missing {
+            name,
+            error: PhantomData,
+        }
+    }
+}
+
+impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.name))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// Parses a call's raw arguments into `T`, the tool's argument struct, or explains why not in
+/// the shared error format.
+pub fn parse_args<T: DeserializeOwned>(definition: &Definition, args: &str) -> Result<T, ToolOutput> {
+    serde_json::from_str(args).map_err(|error| explain::<T>(definition.input_schema(), args, &error))
+}
+
+fn explain<T: DeserializeOwned>(schema: &Value, args: &str, error: &serde_json::Error) -> ToolOutput {
+    use serde_json::error::Category;
+    if matches!(error.classify(), Category::Syntax | Category::Eof | Category::Io) {
+        return malformed(error);
+    }
+    let value: Value = match serde_json::from_str(args) {
+        Ok(value) => value,
+        Err(error) => return malformed(&error),
+    };
+    if let Some(violation) = check::first_violation(schema, &value) {
+        return invalid(&violation.path, violation.message);
+    }
+    // The schema accepts what the types refuse (a hand-written `Deserialize`, say): give the
+    // deserializer's own account, at the path of the failing value.
+    let mut deserializer = serde_json::Deserializer::from_str(args);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Err(error) => {
+            let path = error.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            invalid(&path, without_position(error.inner()))
+        }
+        Ok(_) => invalid("", without_position(error)),
+    }
+}
+
+fn invalid(path: &str, message: impl fmt::Display) -> ToolOutput {
+    if path.is_empty() {
+        ToolOutput::error(format_args!("invalid arguments: {message}"))
+    } else {
+        ToolOutput::error(format_args!("invalid arguments: {path}: {message}"))
+    }
+}
+
+fn malformed(error: &serde_json::Error) -> ToolOutput {
+    ToolOutput::error(format_args!("invalid arguments: malformed JSON: {error}"))
+}
+
+pub(crate) fn too_large(len: usize, max: usize) -> ToolOutput {
+    ToolOutput::error(format_args!(
+        "invalid arguments: {len} bytes is more than the limit of {max} bytes"
+    ))
+}
+
+/// serde_json's message without its ` at line L column C` suffix.
+fn without_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    match text.strip_suffix(&suffix) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
+}
+
+/// The longest string, in characters, quoted whole in an error message.
+const MAX_QUOTED_CHARS: usize = 48;
+
+/// A string from the model, as an error message quotes it: a JSON string literal (so quotes,
+/// backslashes and control characters are escaped and the message stays on one line), cut to
+/// [`MAX_QUOTED_CHARS`] characters with `…` when longer.
+pub(crate) fn quote_found(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => serde_json::to_string(text).expect("a string serializes"),
+        Some((cut, _)) => {
+            let mut quoted = serde_json::to_string(&text[..cut]).expect("a string serializes");
+            quoted.insert(quoted.len() - 1, '…');
+            quoted
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Errors: the ones tools return to the model, and the ones hosts handle.
+
+use std::borrow::Cow;
+
+/// An error a tool returns to the model. Its `Display` is the message; the model sees
+/// `Error: <message>`.
+///
+/// ```
+/// # use tool_runtime::{IntoToolOutput, ToolError};
+/// let result: Result<String, ToolError> = Err(ToolError::new("no such file"));
+/// assert_eq!(result.into_tool_output().text, "Error: no such file");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    message: Cow<'static, str>,
+}
+
+impl ToolError {
+    /// An error with this message (without the `Error: ` prefix, which the runtime adds).
+    pub fn new(message: impl Into<Cow<'static, str>>) -> Self {
+        ToolError {
+            message: message.into(),
+        }
+    }
+
+    /// The message, without the `Error: ` prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError::new(message)
+    }
+}
+
+impl From<&'static str> for ToolError {
+    fn from(message: &'static str) -> Self {
+        ToolError::new(message)
+    }
+}
+
+/// Why a plugin could not be loaded into a [`Ctx`](crate::Ctx).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The plugin injects a host service the host did not provide.
+    #[error("plugin `{plugin}` needs the host service `{service}`, which this host does not provide")]
+    MissingService {
+        /// The plugin's name.
+        plugin: &'static str,
+        /// The service's type name.
+        service: &'static str,
+    },
+    /// A tool of this name is loaded already.
+    #[error("a tool named `{name}` is already loaded")]
+    DuplicateTool {
+        /// The tool's name.
+        name: String,
+    },
+}
+
+/// Why a session operation failed: the log could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The log's storage failed.
+    #[error("session log: {0}")]
+    Io(#[from] std::io::Error),
+    /// Event data could not be encoded or decoded as JSON.
+    #[error("session event data: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The log holds something this version cannot read.
+    #[error("session log: {0}")]
+    Corrupt(String),
+}

@@ -1,0 +1,177 @@
+//! The runtime for `#[tool]` functions: the tools an LLM agent calls.
+//!
+//! A tool author writes a plain Rust function and puts [`#[tool]`](tool) on it. The runtime
+//! gives hosts what they need to use it: a [`Ctx`] that loads [`Plugin`]s and holds the
+//! [`ToolRegistry`], a model-facing [`Definition`] per tool, dispatch of one model tool call to a
+//! [`ToolOutput`] (`ctx.tools.call(name, &exec, args)`), and agent [`Session`]s with their event
+//! logs and [`Subscription`]s.
+//!
+//! ```
+//! use tool_runtime::{Agent, Ctx, Exec, Session, ToolError, tool};
+//!
+//! /// Adds a note to the agent's session.
+//! #[tool]
+//! fn note(
+//!     agent: Agent,
+//!     /// The note, one line.
+//!     text: String,
+//! ) -> Result<String, ToolError> {
+//!     if text.trim().is_empty() {
+//!         return Err(ToolError::new("a note needs text"));
+//!     }
+//!     agent
+//!         .session()
+//!         .append("note/add", &text)
+//!         .map_err(|error| ToolError::new(error.to_string()))?;
+//!     Ok("Noted".into())
+//! }
+//!
+//! let mut ctx = Ctx::new();
+//! ctx.plugin::<Note>().unwrap();
+//!
+//! let agent = Agent::new("agent-1", Session::in_memory());
+//! let exec = Exec::for_agent(agent.clone());
+//! let out = ctx.tools.call("note", &exec, r#"{"text": "buy milk"}"#).wait();
+//! assert_eq!((out.text.as_str(), out.is_error), ("Noted", false));
+//!
+//! let out = ctx.tools.call("note", &exec, r#"{"text": 5}"#).wait();
+//! assert_eq!(out.text, "Error: invalid arguments: text: expected a string, got 5");
+//! ```
+//!
+//! # Argument errors
+//!
+//! Every tool reports bad arguments in one format, checked before the tool runs:
+//!
+//! ```text
+//! Error: invalid arguments: <path>: <problem>
+//! ```
+//!
+//! `<path>` locates the first failing value, in the order the model sent the members: object
+//! members as `.name` (or `["odd name"]`), array items as `[index]`, as in `todos[1].status`. It
+//! and its colon are left out when the problem is the arguments as a whole. `<problem>` is one of:
+//!
+//! - `expected <what the schema allows>, got <what was sent>`, such as
+//!   `expected one of "pending", "in_progress", "completed", got "done"`,
+//!   `expected an object, got an array` or `expected an integer from 0 to 255, got 300`;
+//! - `missing field "<name>"` (after the object's members were checked);
+//! - `unknown field "<name>", expected one of "<name>", …` (or `expected "<name>"`, or
+//!   `expected no fields`);
+//! - `malformed JSON: <what the JSON parser says> at line <l> column <c>`;
+//! - `<n> bytes is more than the limit of <max> bytes`, for arguments over the host's cap
+//!   ([`ToolRegistry::set_max_args_bytes`]).
+//!
+//! Strings the model sent are quoted as JSON string literals, cut to 48 characters with `…`.
+//! The words come from the tool's input schema, so they never name a Rust type.
+//!
+//! Other errors of the runtime: `Error: unknown tool "<name>"; available tools: <names>`,
+//! `Error: <tool> requires an owning agent session` (a tool with an `Agent` parameter called with
+//! no owning agent), and `Error: <tool> panicked: <message>`.
+
+mod agent;
+mod args;
+mod context;
+mod ctx;
+mod error;
+mod event;
+mod exec;
+mod output;
+mod registry;
+mod schema;
+pub mod session;
+
+pub use agent::Agent;
+pub use args::ModelArg;
+pub use context::FromCall;
+pub use ctx::{Ctx, Plugin, Service, ServiceKey};
+pub use error::{LoadError, SessionError, ToolError};
+pub use event::Event;
+pub use exec::Exec;
+pub use output::{IntoToolOutput, ToolOutput};
+pub use registry::{Call, DEFAULT_MAX_ARGS_BYTES, Tool, ToolFuture, ToolRegistry};
+pub use schema::{Definition, normalize};
+pub use session::{Session, Subscription};
+
+/// Turns a function into a model-facing tool.
+///
+/// ```
+/// use tool_runtime::{Agent, ToolError, tool};
+///
+/// /// Counts the words in a text.
+/// #[tool(name = "count_words")]
+/// pub fn count_words(
+///     /// The text to count.
+///     text: String,
+///     /// Count only words at least this long.
+///     min_len: Option<usize>,
+/// ) -> String {
+///     let min_len = min_len.unwrap_or(0);
+///     text.split_whitespace().filter(|w| w.len() >= min_len).count().to_string()
+/// }
+///
+/// // The function stays an ordinary function.
+/// assert_eq!(count_words("a bb ccc".into(), Some(2)), "2");
+///
+/// // And `CountWords` is the tool.
+/// use tool_runtime::Tool;
+/// let definition = CountWords.definition();
+/// assert_eq!(definition.name(), "count_words");
+/// assert_eq!(definition.description(), "Counts the words in a text.");
+/// assert_eq!(definition.input_schema()["required"], serde_json::json!(["text"]));
+/// ```
+///
+/// # Parameters
+///
+/// Parameters of these types are **context parameters**, filled by the host for each call and
+/// never part of the schema: `&Exec` (the call's context), `Agent` (the owning agent; a call
+/// without one is rejected with `Error: <tool> requires an owning agent session`),
+/// `Option<Agent>`, and `Service<T>` (a host service, which the tool's plugin then injects). They
+/// are recognized by how they are spelled, so a type alias of one is read as a model argument and
+/// refused at compile time.
+///
+/// Every other parameter is a **model argument**: one property of the input schema, named after
+/// the parameter, required unless its type is an `Option`. Its type must implement
+/// `serde::Deserialize` and `schemars::JsonSchema`, and own its data (`String`, not `&str`).
+/// Doc comments on a model argument become the property's `description`; doc comments and serde
+/// attributes on the argument types reach the schema through schemars. Unknown properties are
+/// refused.
+///
+/// # Description
+///
+/// The tool's description is `description = <expr>` when given (a string literal, or
+/// `include_str!("…")`, passed byte for byte), else the function's doc comment. Doc comments
+/// (the tool's and the parameters') become text by one rule: each `///` line loses one leading
+/// space if it has one, and the lines are joined with `\n`; nothing else is trimmed or changed.
+/// A tool with neither is a compile error.
+///
+/// # Attribute keys
+///
+/// - `name = "…"`: the name the model sees, by default the function's name. It must match
+///   `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, which every major provider accepts.
+/// - `description = <expr>`: see above.
+///
+/// # What it generates
+///
+/// The function itself, unchanged but for its parameters' doc comments, and a public unit type
+/// named after it in `UpperCamelCase` (`todo_write` → `TodoWrite`) that implements [`Tool`] and
+/// [`Plugin`]. Its definition is computed once. `fn` and `async fn` both work; an `async fn`'s
+/// future must be `Send`. The return type is anything that implements [`IntoToolOutput`].
+///
+/// Setting the environment variable `TOOL_MACROS_DEBUG` while building prints each expansion on
+/// standard error.
+pub use tool_macros::tool;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use ::schemars;
+    pub use ::serde;
+    pub use ::serde_json;
+
+    pub use crate::args::{ArgFields, ArgSpec, arg_optional, arg_schema, missing_arg, next_arg, parse_args};
+    pub use crate::{
+        Call, Ctx, Definition, FromCall, IntoToolOutput, LoadError, ModelArg, Plugin, Service,
+        ServiceKey, Tool, ToolFuture, ToolOutput, ToolRegistry,
+    };
+
+    /// Holds a tool's definition, computed on first use.
+    pub type DefinitionCell = ::std::sync::OnceLock<Definition>;
+}

@@ -1,0 +1,97 @@
+//! What a model sees of one tool call.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// The exact text a model sees as the result of one tool call, and whether it is an error.
+///
+/// Every failure the model should see is a `ToolOutput` value: unknown tools, malformed or
+/// oversized arguments, a missing owning agent, a tool's own error and a panic inside a tool all
+/// come back this way, never as a host-side error. Error texts start with `Error: `.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ToolOutput {
+    /// The model-facing text, byte for byte.
+    pub text: String,
+    /// Whether the call failed. Providers have a flag for it (`is_error` in Anthropic's and MCP's
+    /// results); others see it only in the text.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful result with `text` as it is.
+    pub fn success(text: impl Into<String>) -> Self {
+        ToolOutput {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    /// A failed result whose text is `Error: ` followed by `message`.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolOutput;
+    /// let out = ToolOutput::error("disk full");
+    /// assert_eq!(out.text, "Error: disk full");
+    /// assert!(out.is_error);
+    /// ```
+    pub fn error(message: impl fmt::Display) -> Self {
+        ToolOutput {
+            text: format!("Error: {message}"),
+            is_error: true,
+        }
+    }
+}
+
+impl fmt::Display for ToolOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// What a `#[tool]` function may return: its value becomes the model-facing [`ToolOutput`].
+///
+/// Implemented for `String`, `&'static str`, `Cow<'static, str>` and `ToolOutput` (success texts
+/// as they are), and for `Result<T, E>` where `T` is one of those and `E: Display`; an `Err`
+/// becomes `Error: ` followed by the error's `Display`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool] function",
+    label = "this return type has no model-facing text",
+    note = "return `String`, `&'static str`, `ToolOutput`, or `Result<T, E>` with `T` one of those and `E: Display`"
+)]
+pub trait IntoToolOutput {
+    /// Turns the value into the model-facing result.
+    fn into_tool_output(self) -> ToolOutput;
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> ToolOutput {
+        self
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success(self)
+    }
+}
+
+impl IntoToolOutput for &'static str {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success(self)
+    }
+}
+
+impl IntoToolOutput for Cow<'static, str> {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success(self)
+    }
+}
+
+impl<T: IntoToolOutput, E: fmt::Display> IntoToolOutput for Result<T, E> {
+    fn into_tool_output(self) -> ToolOutput {
+        match self {
+            Ok(value) => value.into_tool_output(),
+            Err(error) => ToolOutput::error(error),
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! The first place a JSON value breaks a normalized schema, in the words the model sees.
+//!
+//! It reads the keywords normalized schemas use (`type`, `enum`, `const`, `properties`,
+//! `required`, `additionalProperties`, `items`, `anyOf`/`oneOf`/`allOf`, and the numeric,
+//! length and size bounds) and looks at a value's members in the order they were sent, reporting
+//! missing fields after an object's members, as serde does. It runs only after deserialization
+//! failed, to explain why.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Value};
+
+use crate::args::quote_found;
+
+/// Where a value breaks its schema and how.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Violation {
+    /// The path of the failing value (`todos[1].status`), empty for the arguments as a whole.
+    pub path: String,
+    /// What is wrong there: `expected …, got …`, `missing field "…"`, `unknown field "…", …`.
+    pub message: String,
+}
+
+/// The first violation of `schema` by `value`, if there is one.
+pub(crate) fn first_violation(schema: &Value, value: &Value) -> Option<Violation> {
+    let mut path = String::new();
+    check(schema, value, &mut path).map(|message| Violation { path, message })
+}
+
+/// Checks `value` against `schema`; on failure leaves `path` at the failing value.
+fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
+    let schema = match schema {
+        Value::Bool(true) => return None,
+        Value::Bool(false) => return Some(format!("expected nothing, got {}", found(value))),
+        Value::Object(schema) => schema,
+        _ => return None,
+    };
+    if let Some(message) = check_alternatives(schema, value, path) {
+        return Some(message);
+    }
+    if let Some(Value::Array(branches)) = schema.get("allOf") {
+        for branch in branches {
+            let len = path.len();
+            if let Some(message) = check(branch, value, path) {
+                return Some(message);
+            }
+            path.truncate(len);
+        }
+    }
+    if let Some(types) = schema.get("type")
+        && !type_matches(types, value)
+    {
+        return Some(format!("expected {}, got {}", expected(schema), found(value)));
+    }
+    if let Some(Value::Array(options)) = schema.get("enum")
+        && !options.contains(value)
+    {
+        return Some(format!("expected {}, got {}", expected(schema), found(value)));
+    }
+    if let Some(constant) = schema.get("const")
+        && constant != value
+    {
+        return Some(format!("expected {}, got {}", expected(schema), found(value)));
+    }
+    match value {
+        Value::Number(_) => check_number(schema, value),
+        Value::String(text) => check_string(schema, text),
+        Value::Array(items) => check_array(schema, items, path),
+        Value::Object(members) => check_object(schema, members, path),
+        Value::Null | Value::Bool(_) => None,
+    }
+}
+
+/// `anyOf` and `oneOf`: the value must match a branch. When none does, the branch whose type
+/// fits the value explains the failure from inside; else the whole union is what was expected.
+fn check_alternatives(schema: &Map<String, Value>, value: &Value, path: &mut String) -> Option<String> {
+    let branches = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)?;
+    let len = path.len();
+    let mut fitting = None;
+    for branch in branches {
+        match check(branch, value, path) {
+            None => return None,
+            Some(message) => {
+                let fits = branch.get("type").is_none_or(|types| type_matches(types, value));
+                if fits && fitting.is_none() {
+                    fitting = Some((path.clone(), message));
+                }
+                path.truncate(len);
+            }
+        }
+    }
+    match fitting {
+        Some((at, message)) => {
+            *path = at;
+            Some(message)
+        }
+        None => {
+            let union: Vec<String> = branches
+                .iter()
+                .filter_map(Value::as_object)
+                .map(expected)
+                .collect();
+            Some(format!("expected {}, got {}", union.join(" or "), found(value)))
+        }
+    }
+}
+
+fn check_number(schema: &Map<String, Value>, value: &Value) -> Option<String> {
+    let number = value.as_f64()?;
+    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+    let too_small = bound("minimum").is_some_and(|min| number < min)
+        || bound("exclusiveMinimum").is_some_and(|min| number <= min);
+    let too_large = bound("maximum").is_some_and(|max| number > max)
+        || bound("exclusiveMaximum").is_some_and(|max| number >= max);
+    (too_small || too_large).then(|| format!("expected {}, got {}", expected(schema), found(value)))
+}
+
+fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
+    let chars = text.chars().count() as u64;
+    let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
+    let outside = bound("minLength").is_some_and(|min| chars < min)
+        || bound("maxLength").is_some_and(|max| chars > max);
+    outside.then(|| {
+        format!(
+            "expected {}, got a string of {chars} characters",
+            expected(schema)
+        )
+    })
+}
+
+fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) -> Option<String> {
+    let count = items.len() as u64;
+    let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
+    if bound("minItems").is_some_and(|min| count < min) || bound("maxItems").is_some_and(|max| count > max) {
+        return Some(format!("expected {}, got an array of {count} items", expected(schema)));
+    }
+    let prefix = schema.get("prefixItems").and_then(Value::as_array);
+    for (index, item) in items.iter().enumerate() {
+        let item_schema = match prefix.and_then(|prefix| prefix.get(index)) {
+            Some(item_schema) => item_schema,
+            None => match schema.get("items") {
+                Some(item_schema) => item_schema,
+                None => continue,
+            },
+        };
+        let len = path.len();
+        let _ = write!(path, "[{index}]");
+        if let Some(message) = check(item_schema, item, path) {
+            return Some(message);
+        }
+        path.truncate(len);
+    }
+    None
+}
+
+fn check_object(schema: &Map<String, Value>, members: &Map<String, Value>, path: &mut String) -> Option<String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let additional = schema.get("additionalProperties");
+    for (key, member) in members {
+        let member_schema = match properties.and_then(|properties| properties.get(key)) {
+            Some(member_schema) => member_schema,
+            None => match additional {
+                Some(Value::Bool(false)) => return Some(unknown_field(key, properties)),
+                Some(member_schema) => member_schema,
+                None => continue,
+            },
+        };
+        let len = path.len();
+        push_key(path, key);
+        if let Some(message) = check(member_schema, member, path) {
+            return Some(message);
+        }
+        path.truncate(len);
+    }
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        if !members.contains_key(name) {
+            return Some(format!("missing field {}", quote_found(name)));
+        }
+    }
+    None
+}
+
+fn unknown_field(key: &str, properties: Option<&Map<String, Value>>) -> String {
+    let known: Vec<String> = properties
+        .into_iter()
+        .flat_map(Map::keys)
+        .map(|name| quote_found(name))
+        .collect();
+    let key = quote_found(key);
+    match known.as_slice() {
+        [] => format!("unknown field {key}, expected no fields"),
+        [only] => format!("unknown field {key}, expected {only}"),
+        _ => format!("unknown field {key}, expected one of {}", known.join(", ")),
+    }
+}
+
+/// Appends `.key`, or `["key"]` when the key is not an identifier.
+fn push_key(path: &mut String, key: &str) {
+    let mut chars = key.chars();
+    let identifier = chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if identifier {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
+    } else {
+        let _ = write!(path, "[{}]", quote_found(key));
+    }
+}
+
+fn type_matches(types: &Value, value: &Value) -> bool {
+    match types {
+        Value::String(name) => is_type(name, value),
+        Value::Array(names) => names.iter().filter_map(Value::as_str).any(|name| is_type(name, value)),
+        _ => true,
+    }
+}
+
+fn is_type(name: &str, value: &Value) -> bool {
+    match name {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "string" => value.is_string(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "number" => value.is_number(),
+        // A number written with a fraction or an exponent (`1.0`, `1e3`) is not read as an
+        // integer by the argument types, so it is not one here either.
+        "integer" => value.is_i64() || value.is_u64(),
+        _ => true,
+    }
+}
+
+/// What a schema expects, as a phrase: `a string`, `one of "a", "b"`, `an integer from 0 to 255`.
+fn expected(schema: &Map<String, Value>) -> String {
+    if let Some(Value::Array(options)) = schema.get("enum") {
+        let options: Vec<String> = options.iter().map(literal).collect();
+        return match options.as_slice() {
+            [only] => only.clone(),
+            _ => format!("one of {}", options.join(", ")),
+        };
+    }
+    if let Some(constant) = schema.get("const") {
+        return literal(constant);
+    }
+    let mut phrase = match schema.get("type") {
+        Some(Value::String(name)) => type_phrase(name).to_owned(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(type_phrase)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "a value".to_owned(),
+    };
+    let number = |key: &str| schema.get(key).filter(|v| v.is_number()).map(Value::to_string);
+    match (number("minimum"), number("maximum")) {
+        (Some(min), Some(max)) => {
+            let _ = write!(phrase, " from {min} to {max}");
+        }
+        (Some(min), None) => {
+            let _ = write!(phrase, " of at least {min}");
+        }
+        (None, Some(max)) => {
+            let _ = write!(phrase, " of at most {max}");
+        }
+        (None, None) => {}
+    }
+    if let Some(min) = number("exclusiveMinimum") {
+        let _ = write!(phrase, " greater than {min}");
+    }
+    if let Some(max) = number("exclusiveMaximum") {
+        let _ = write!(phrase, " less than {max}");
+    }
+    for (min_key, max_key, unit) in [("minLength", "maxLength", "characters"), ("minItems", "maxItems", "items")] {
+        match (number(min_key), number(max_key)) {
+            (Some(min), Some(max)) => {
+                let _ = write!(phrase, " of {min} to {max} {unit}");
+            }
+            (Some(min), None) => {
+                let _ = write!(phrase, " of at least {min} {unit}");
+            }
+            (None, Some(max)) => {
+                let _ = write!(phrase, " of at most {max} {unit}");
+            }
+            (None, None) => {}
+        }
+    }
+    phrase
+}
+
+fn type_phrase(name: &str) -> &str {
+    match name {
+        "null" => "null",
+        "boolean" => "a boolean",
+        "string" => "a string",
+        "array" => "an array",
+        "object" => "an object",
+        "number" => "a number",
+        "integer" => "an integer",
+        other => other,
+    }
+}
+
+/// A schema's literal value as a message shows it.
+fn literal(value: &Value) -> String {
+    match value {
+        Value::String(text) => quote_found(text),
+        other => found(other),
+    }
+}
+
+/// What the model sent, as a message shows it: strings quoted (and cut when long), numbers,
+/// booleans and null as written, arrays and objects by kind.
+fn found(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(text) => quote_found(text),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn violation(schema: Value, value: Value) -> Option<(String, String)> {
+        first_violation(&schema, &value).map(|v| (v.path, v.message))
+    }
+
+    #[test]
+    fn nested_enum_names_path_expected_and_found() {
+        let schema = json!({"type": "object", "properties": {"todos": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"status": {"type": "string", "enum": ["pending", "done"]}},
+            "required": ["status"], "additionalProperties": false}}}});
+        let value = json!({"todos": [{"status": "pending"}, {"status": "later"}]});
+        assert_eq!(
+            violation(schema, value),
+            Some(("todos[1].status".into(), r#"expected one of "pending", "done", got "later""#.into()))
+        );
+    }
+
+    #[test]
+    fn members_are_checked_in_the_order_sent_and_missing_fields_last() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+            "required": ["a", "b"], "additionalProperties": false});
+        assert_eq!(
+            violation(schema.clone(), json!({"b": "x", "c": 1})),
+            Some(("b".into(), r#"expected an integer, got "x""#.into()))
+        );
+        assert_eq!(
+            violation(schema.clone(), json!({"c": 1, "b": "x"})),
+            Some(("".into(), r#"unknown field "c", expected one of "a", "b""#.into()))
+        );
+        assert_eq!(
+            violation(schema, json!({"b": 1})),
+            Some(("".into(), r#"missing field "a""#.into()))
+        );
+    }
+
+    #[test]
+    fn nullable_union_explains_the_branch_that_fits() {
+        let schema = json!({"anyOf": [
+            {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 255}}},
+            {"type": "null"}]});
+        assert_eq!(violation(schema.clone(), json!(null)), None);
+        assert_eq!(
+            violation(schema.clone(), json!({"n": 300})),
+            Some(("n".into(), "expected an integer from 0 to 255, got 300".into()))
+        );
+        assert_eq!(
+            violation(schema, json!("x")),
+            Some(("".into(), r#"expected an object or null, got "x""#.into()))
+        );
+    }
+
+    #[test]
+    fn odd_keys_are_quoted_in_the_path_and_long_strings_are_cut() {
+        let schema = json!({"type": "object", "additionalProperties": {"type": "integer"}});
+        let long = "x".repeat(100);
+        let (path, message) = violation(schema, json!({"a b": long})).unwrap();
+        assert_eq!(path, r#"["a b"]"#);
+        assert_eq!(message, format!("expected an integer, got \"{}…\"", "x".repeat(48)));
+    }
+
+    #[test]
+    fn integers_with_a_fraction_are_not_integers() {
+        let schema = json!({"type": "integer"});
+        assert_eq!(
+            violation(schema, json!(1.0)),
+            Some(("".into(), "expected an integer, got 1.0".into()))
+        );
+    }
+}
