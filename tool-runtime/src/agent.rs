@@ -34,6 +34,8 @@ impl Agent {
 
 impl fmt::Debug for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Agent").field("id", &self.id).finish_non_exhaustive()
+        f.debug_struct("Agent")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
     }
 }

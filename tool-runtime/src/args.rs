@@ -135,13 +135,24 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
 
 /// Parses a call's raw arguments into `T`, the tool's argument struct, or explains why not in
 /// the shared error format.
-pub fn parse_args<T: DeserializeOwned>(definition: &Definition, args: &str) -> Result<T, ToolOutput> {
-    serde_json::from_str(args).map_err(|error| explain::<T>(definition.input_schema(), args, &error))
+pub fn parse_args<T: DeserializeOwned>(
+    definition: &Definition,
+    args: &str,
+) -> Result<T, ToolOutput> {
+    serde_json::from_str(args)
+        .map_err(|error| explain::<T>(definition.input_schema(), args, &error))
 }
 
-fn explain<T: DeserializeOwned>(schema: &Value, args: &str, error: &serde_json::Error) -> ToolOutput {
+fn explain<T: DeserializeOwned>(
+    schema: &Value,
+    args: &str,
+    error: &serde_json::Error,
+) -> ToolOutput {
     use serde_json::error::Category;
-    if matches!(error.classify(), Category::Syntax | Category::Eof | Category::Io) {
+    if matches!(
+        error.classify(),
+        Category::Syntax | Category::Eof | Category::Io
+    ) {
         return malformed(error);
     }
     let value: Value = match serde_json::from_str(args) {

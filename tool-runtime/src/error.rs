@@ -47,7 +47,9 @@ impl From<&'static str> for ToolError {
 #[non_exhaustive]
 pub enum LoadError {
     /// The plugin injects a host service the host did not provide.
-    #[error("plugin `{plugin}` needs the host service `{service}`, which this host does not provide")]
+    #[error(
+        "plugin `{plugin}` needs the host service `{service}`, which this host does not provide"
+    )]
     MissingService {
         /// The plugin's name.
         plugin: &'static str,

@@ -28,7 +28,12 @@ pub struct Event {
 impl Event {
     /// An event; [`Session::append`](crate::Session::append) builds them, log backends and tests
     /// may too.
-    pub fn new(seq: u64, kind: impl Into<String>, raw_data: Box<RawValue>, time: SystemTime) -> Self {
+    pub fn new(
+        seq: u64,
+        kind: impl Into<String>,
+        raw_data: Box<RawValue>,
+        time: SystemTime,
+    ) -> Self {
         Event {
             seq,
             kind: kind.into(),

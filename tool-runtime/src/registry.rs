@@ -105,7 +105,9 @@ impl Future for ToolFuture<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolOutput> {
         match &mut self.0 {
-            Inner::Ready(output) => Poll::Ready(output.take().expect("ToolFuture polled after completion")),
+            Inner::Ready(output) => {
+                Poll::Ready(output.take().expect("ToolFuture polled after completion"))
+            }
             Inner::Pending { tool, future } => {
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
                     Ok(poll) => poll,
@@ -124,7 +126,10 @@ impl fmt::Debug for ToolFuture<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Inner::Ready(output) => f.debug_tuple("Ready").field(output).finish(),
-            Inner::Pending { tool, .. } => f.debug_struct("Pending").field("tool", tool).finish_non_exhaustive(),
+            Inner::Pending { tool, .. } => f
+                .debug_struct("Pending")
+                .field("tool", tool)
+                .finish_non_exhaustive(),
         }
     }
 }

@@ -1,1 +1,151 @@
-//! placeholder
+//! `todo_write`: the agent's whole task list, replaced on every call.
+//!
+//! The model sends the complete list each time; the tool checks it, appends one `todo/write`
+//! event with the list as sent to the calling agent's session, and answers with a one-line
+//! summary. The current list of a session is the data of its latest `todo/write` event
+//! ([`current`]). Hosts load the tool as the plugin [`TodoWrite`].
+//!
+//! ```
+//! use tool_runtime::{Agent, Ctx, Exec, Session};
+//! use tool_todo::{Todo, TodoStatus, TodoWrite};
+//!
+//! let mut ctx = Ctx::new();
+//! ctx.plugin::<TodoWrite>().unwrap();
+//!
+//! let agent = Agent::new("agent-1", Session::in_memory());
+//! let exec = Exec::for_agent(agent.clone());
+//! let args = r#"{"todos": [{"content": "Write the parser", "status": "in_progress"}]}"#;
+//! let out = ctx.tools.call("todo_write", &exec, args).wait();
+//! assert_eq!(out.text, "Updated todo list: 0 pending, 1 in progress, 0 completed");
+//!
+//! let list = tool_todo::current(agent.session()).unwrap().unwrap();
+//! assert_eq!(list, [Todo::new("Write the parser", TodoStatus::InProgress)]);
+//! ```
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tool_runtime::{Agent, Session, ToolError, tool};
+
+/// The tool's name.
+pub const NAME: &str = "todo_write";
+
+/// The tool's description, byte for byte.
+pub const DESCRIPTION: &str = include_str!("todo_write.description.txt");
+
+/// The kind of the session event each accepted call appends.
+pub const EVENT_KIND: &str = "todo/write";
+
+/// One task.
+// An empty schemars description keeps this doc comment out of the schema, whose `items` carry
+// none: the model-facing texts are the spec's, and only those.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(description = "")]
+pub struct Todo {
+    /// What the task is — a short imperative line.
+    pub content: String,
+    /// pending (not started) | in_progress (now) | completed (done).
+    pub status: TodoStatus,
+}
+
+impl Todo {
+    /// A task with this content and status.
+    pub fn new(content: impl Into<String>, status: TodoStatus) -> Self {
+        Todo {
+            content: content.into(),
+            status,
+        }
+    }
+}
+
+/// Where a task stands: `pending` (not started), `in_progress` (being worked on now) or
+/// `completed` (finished).
+// The variants carry no doc comments: schemars would turn the schema's `enum` into a `oneOf`.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(description = "")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// The data of a `todo/write` event: the whole list as sent.
+#[derive(Serialize)]
+struct TodoWriteData<'a> {
+    todos: &'a [Todo],
+}
+
+/// The data of a `todo/write` event, read back.
+#[derive(Deserialize)]
+struct TodoWriteRecord {
+    todos: Vec<Todo>,
+}
+
+#[doc = include_str!("todo_write.description.txt")]
+#[tool(name = "todo_write", description = include_str!("todo_write.description.txt"))]
+pub fn todo_write(
+    agent: Agent,
+    /// The COMPLETE task list, replacing any previous list.
+    todos: Vec<Todo>,
+) -> Result<String, ToolError> {
+    validate(&todos)?;
+    agent
+        .session()
+        .append(EVENT_KIND, &TodoWriteData { todos: &todos })
+        .map_err(|error| ToolError::new(format!("could not record the todo list: {error}")))?;
+    Ok(summary(&todos))
+}
+
+/// Checks a list against the rules, reporting the first violation in the spec's order: an empty
+/// content, then a duplicate content, then more than one `in_progress`.
+pub fn validate(todos: &[Todo]) -> Result<(), ToolError> {
+    if todos.iter().any(|todo| todo.content.trim().is_empty()) {
+        return Err(ToolError::new(
+            "invalid todo: `content` must be a non-empty string",
+        ));
+    }
+    let mut seen = HashSet::with_capacity(todos.len());
+    for todo in todos {
+        let content = todo.content.trim();
+        if !seen.insert(content) {
+            let quoted = serde_json::to_string(content).expect("a string serializes");
+            return Err(ToolError::new(format!(
+                "invalid todos: duplicate content {quoted}"
+            )));
+        }
+    }
+    let in_progress = count(todos, TodoStatus::InProgress);
+    if in_progress > 1 {
+        return Err(ToolError::new(format!(
+            "invalid todos: at most one task may be in_progress, got {in_progress}"
+        )));
+    }
+    Ok(())
+}
+
+/// The success text for an accepted list.
+pub fn summary(todos: &[Todo]) -> String {
+    format!(
+        "Updated todo list: {} pending, {} in progress, {} completed",
+        count(todos, TodoStatus::Pending),
+        count(todos, TodoStatus::InProgress),
+        count(todos, TodoStatus::Completed)
+    )
+}
+
+fn count(todos: &[Todo], status: TodoStatus) -> usize {
+    todos.iter().filter(|todo| todo.status == status).count()
+}
+
+/// The current list of a session: the data of its latest `todo/write` event, or `None` when it
+/// has none. Answers from the session's replayed state, without reading the log.
+pub fn current(session: &Session) -> Result<Option<Vec<Todo>>, serde_json::Error> {
+    session
+        .latest(EVENT_KIND)
+        .map(|event| event.data::<TodoWriteRecord>().map(|record| record.todos))
+        .transpose()
+}

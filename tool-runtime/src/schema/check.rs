@@ -50,17 +50,29 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
     if let Some(types) = schema.get("type")
         && !type_matches(types, value)
     {
-        return Some(format!("expected {}, got {}", expected(schema), found(value)));
+        return Some(format!(
+            "expected {}, got {}",
+            expected(schema),
+            found(value)
+        ));
     }
     if let Some(Value::Array(options)) = schema.get("enum")
         && !options.contains(value)
     {
-        return Some(format!("expected {}, got {}", expected(schema), found(value)));
+        return Some(format!(
+            "expected {}, got {}",
+            expected(schema),
+            found(value)
+        ));
     }
     if let Some(constant) = schema.get("const")
         && constant != value
     {
-        return Some(format!("expected {}, got {}", expected(schema), found(value)));
+        return Some(format!(
+            "expected {}, got {}",
+            expected(schema),
+            found(value)
+        ));
     }
     match value {
         Value::Number(_) => check_number(schema, value),
@@ -73,7 +85,11 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
 
 /// `anyOf` and `oneOf`: the value must match a branch. When none does, the branch whose type
 /// fits the value explains the failure from inside; else the whole union is what was expected.
-fn check_alternatives(schema: &Map<String, Value>, value: &Value, path: &mut String) -> Option<String> {
+fn check_alternatives(
+    schema: &Map<String, Value>,
+    value: &Value,
+    path: &mut String,
+) -> Option<String> {
     let branches = schema
         .get("anyOf")
         .or_else(|| schema.get("oneOf"))
@@ -84,7 +100,9 @@ fn check_alternatives(schema: &Map<String, Value>, value: &Value, path: &mut Str
         match check(branch, value, path) {
             None => return None,
             Some(message) => {
-                let fits = branch.get("type").is_none_or(|types| type_matches(types, value));
+                let fits = branch
+                    .get("type")
+                    .is_none_or(|types| type_matches(types, value));
                 if fits && fitting.is_none() {
                     fitting = Some((path.clone(), message));
                 }
@@ -103,7 +121,11 @@ fn check_alternatives(schema: &Map<String, Value>, value: &Value, path: &mut Str
                 .filter_map(Value::as_object)
                 .map(expected)
                 .collect();
-            Some(format!("expected {}, got {}", union.join(" or "), found(value)))
+            Some(format!(
+                "expected {}, got {}",
+                union.join(" or "),
+                found(value)
+            ))
         }
     }
 }
@@ -134,8 +156,13 @@ fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
 fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) -> Option<String> {
     let count = items.len() as u64;
     let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
-    if bound("minItems").is_some_and(|min| count < min) || bound("maxItems").is_some_and(|max| count > max) {
-        return Some(format!("expected {}, got an array of {count} items", expected(schema)));
+    if bound("minItems").is_some_and(|min| count < min)
+        || bound("maxItems").is_some_and(|max| count > max)
+    {
+        return Some(format!(
+            "expected {}, got an array of {count} items",
+            expected(schema)
+        ));
     }
     let prefix = schema.get("prefixItems").and_then(Value::as_array);
     for (index, item) in items.iter().enumerate() {
@@ -156,7 +183,11 @@ fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) 
     None
 }
 
-fn check_object(schema: &Map<String, Value>, members: &Map<String, Value>, path: &mut String) -> Option<String> {
+fn check_object(
+    schema: &Map<String, Value>,
+    members: &Map<String, Value>,
+    path: &mut String,
+) -> Option<String> {
     let properties = schema.get("properties").and_then(Value::as_object);
     let additional = schema.get("additionalProperties");
     for (key, member) in members {
@@ -218,7 +249,10 @@ fn push_key(path: &mut String, key: &str) {
 fn type_matches(types: &Value, value: &Value) -> bool {
     match types {
         Value::String(name) => is_type(name, value),
-        Value::Array(names) => names.iter().filter_map(Value::as_str).any(|name| is_type(name, value)),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|name| is_type(name, value)),
         _ => true,
     }
 }
@@ -260,7 +294,12 @@ fn expected(schema: &Map<String, Value>) -> String {
             .join(" or "),
         _ => "a value".to_owned(),
     };
-    let number = |key: &str| schema.get(key).filter(|v| v.is_number()).map(Value::to_string);
+    let number = |key: &str| {
+        schema
+            .get(key)
+            .filter(|v| v.is_number())
+            .map(Value::to_string)
+    };
     match (number("minimum"), number("maximum")) {
         (Some(min), Some(max)) => {
             let _ = write!(phrase, " from {min} to {max}");
@@ -279,7 +318,10 @@ fn expected(schema: &Map<String, Value>) -> String {
     if let Some(max) = number("exclusiveMaximum") {
         let _ = write!(phrase, " less than {max}");
     }
-    for (min_key, max_key, unit) in [("minLength", "maxLength", "characters"), ("minItems", "maxItems", "items")] {
+    for (min_key, max_key, unit) in [
+        ("minLength", "maxLength", "characters"),
+        ("minItems", "maxItems", "items"),
+    ] {
         match (number(min_key), number(max_key)) {
             (Some(min), Some(max)) => {
                 let _ = write!(phrase, " of {min} to {max} {unit}");
@@ -349,7 +391,10 @@ mod tests {
         let value = json!({"todos": [{"status": "pending"}, {"status": "later"}]});
         assert_eq!(
             violation(schema, value),
-            Some(("todos[1].status".into(), r#"expected one of "pending", "done", got "later""#.into()))
+            Some((
+                "todos[1].status".into(),
+                r#"expected one of "pending", "done", got "later""#.into()
+            ))
         );
     }
 
@@ -363,7 +408,10 @@ mod tests {
         );
         assert_eq!(
             violation(schema.clone(), json!({"c": 1, "b": "x"})),
-            Some(("".into(), r#"unknown field "c", expected one of "a", "b""#.into()))
+            Some((
+                "".into(),
+                r#"unknown field "c", expected one of "a", "b""#.into()
+            ))
         );
         assert_eq!(
             violation(schema, json!({"b": 1})),
@@ -379,7 +427,10 @@ mod tests {
         assert_eq!(violation(schema.clone(), json!(null)), None);
         assert_eq!(
             violation(schema.clone(), json!({"n": 300})),
-            Some(("n".into(), "expected an integer from 0 to 255, got 300".into()))
+            Some((
+                "n".into(),
+                "expected an integer from 0 to 255, got 300".into()
+            ))
         );
         assert_eq!(
             violation(schema, json!("x")),
@@ -393,7 +444,10 @@ mod tests {
         let long = "x".repeat(100);
         let (path, message) = violation(schema, json!({"a b": long})).unwrap();
         assert_eq!(path, r#"["a b"]"#);
-        assert_eq!(message, format!("expected an integer, got \"{}…\"", "x".repeat(48)));
+        assert_eq!(
+            message,
+            format!("expected an integer, got \"{}…\"", "x".repeat(48))
+        );
     }
 
     #[test]

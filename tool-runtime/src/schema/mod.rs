@@ -186,7 +186,12 @@ fn normalize_object(mut object: Map<String, Value>) -> Map<String, Value> {
     }
     let mut entries: Vec<(String, Value)> = object.into_iter().collect();
     entries.sort_by(|(a, _), (b, _)| {
-        let rank = |key: &str| KEY_ORDER.iter().position(|k| *k == key).unwrap_or(KEY_ORDER.len());
+        let rank = |key: &str| {
+            KEY_ORDER
+                .iter()
+                .position(|k| *k == key)
+                .unwrap_or(KEY_ORDER.len())
+        };
         rank(a).cmp(&rank(b)).then_with(|| a.cmp(b))
     });
     entries.into_iter().collect()

@@ -1,0 +1,210 @@
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, Meta, Pat, PathArguments,
+    Receiver, Type,
+};
+
+use crate::attr::Attrs;
+
+/// A function under `#[tool]`, its parameters classified.
+pub(crate) struct ToolFn {
+    /// The function as it is emitted: the user's, with the parameters' doc comments removed.
+    pub item: ItemFn,
+    pub attrs: Attrs,
+    pub receiver: Option<Receiver>,
+    pub params: Vec<Param>,
+    /// The function's doc comment as a `&'static str` expression.
+    pub doc: Option<TokenStream>,
+}
+
+pub(crate) struct Param {
+    pub pat: Pat,
+    pub ty: Type,
+    pub kind: Kind,
+    /// The parameter's doc comment as a `&'static str` expression, and its first attribute for
+    /// spans.
+    pub doc: Option<(TokenStream, Attribute)>,
+}
+
+pub(crate) enum Kind {
+    /// Filled by the call or the host: `&Exec`, `Agent`, `Option<Agent>`.
+    Context,
+    /// A host service, `Service<T>`, with its `T`.
+    Service(Type),
+    /// A property of the input schema.
+    Model,
+}
+
+impl ToolFn {
+    pub fn from_syn(attrs: Attrs, mut item: ItemFn) -> Self {
+        let doc = doc_text(&item.attrs);
+        let mut receiver = None;
+        let mut params = Vec::new();
+        for input in &mut item.sig.inputs {
+            match input {
+                FnArg::Receiver(self_param) => receiver = Some(self_param.clone()),
+                FnArg::Typed(typed) => {
+                    let doc_attr = typed.attrs.iter().find(|attr| is_doc(attr)).cloned();
+                    let doc = doc_text(&typed.attrs).zip(doc_attr);
+                    typed.attrs.retain(|attr| !is_doc(attr));
+                    params.push(Param {
+                        pat: (*typed.pat).clone(),
+                        ty: (*typed.ty).clone(),
+                        kind: classify(&typed.ty),
+                        doc,
+                    });
+                }
+            }
+        }
+        ToolFn {
+            item,
+            attrs,
+            receiver,
+            params,
+            doc,
+        }
+    }
+
+    pub fn ident(&self) -> &Ident {
+        &self.item.sig.ident
+    }
+
+    /// The tool's name: `name = "…"`, else the function's name.
+    pub fn name(&self) -> String {
+        match &self.attrs.name {
+            Some(name) => name.value(),
+            None => self.ident().unraw().to_string(),
+        }
+    }
+
+    /// The generated type's name: the function's name in `UpperCamelCase`.
+    pub fn type_ident(&self) -> Ident {
+        let ident = self.ident();
+        Ident::new(&upper_camel_case(&ident.unraw().to_string()), ident.span())
+    }
+}
+
+impl Param {
+    /// The property name: the parameter's name without `r#`.
+    pub fn name(&self) -> String {
+        match &self.pat {
+            Pat::Ident(pat) => pat.ident.unraw().to_string(),
+            other => other.to_token_stream().to_string(),
+        }
+    }
+}
+
+fn is_doc(attr: &Attribute) -> bool {
+    attr.path().is_ident("doc")
+}
+
+/// Doc attributes as one string expression: each line loses one leading space if it has one, and
+/// the lines are joined with `\n`. A doc attribute that is not a literal (`#[doc =
+/// include_str!(…)]`) is taken as it is.
+pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<TokenStream> {
+    let mut parts = Vec::new();
+    for attr in attrs.iter().filter(|attr| is_doc(attr)) {
+        let Meta::NameValue(name_value) = &attr.meta else {
+            continue;
+        };
+        let part = match &name_value.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) => {
+                let text = lit
+                    .value()
+                    .split('\n')
+                    .map(|line| line.strip_prefix(' ').unwrap_or(line))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                quote!(#text)
+            }
+            other => other.to_token_stream(),
+        };
+        parts.push(part);
+    }
+    match parts.as_slice() {
+        [] => None,
+        [only] => Some(only.clone()),
+        _ => Some(joined(&parts)),
+    }
+}
+
+fn joined(parts: &[TokenStream]) -> TokenStream {
+    let mut tokens = TokenStream::new();
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            tokens.extend(quote!("\n",));
+        }
+        tokens.extend(quote!(#part,));
+    }
+    quote!(::core::concat!(#tokens))
+}
+
+/// Classifies a parameter by how its type is spelled. The runtime's `FromCall` and `ModelArg`
+/// bounds back this up, so a misread (an alias of `Agent`, say) is a compile error, not a silent
+/// change of meaning.
+fn classify(ty: &Type) -> Kind {
+    match ty {
+        Type::Reference(reference)
+            if reference.mutability.is_none() && last_ident_is(&reference.elem, "Exec") =>
+        {
+            Kind::Context
+        }
+        _ if last_ident_is(ty, "Agent") => Kind::Context,
+        _ => match single_type_arg(ty) {
+            Some(("Option", inner)) if last_ident_is(inner, "Agent") => Kind::Context,
+            Some(("Service", inner)) => Kind::Service(inner.clone()),
+            _ => Kind::Model,
+        },
+    }
+}
+
+/// Whether `ty` is a path whose last segment is `name`, without generic arguments.
+fn last_ident_is(ty: &Type, name: &str) -> bool {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == name && segment.arguments.is_none()),
+        _ => false,
+    }
+}
+
+/// `Name<T>` as (`Name`, `T`).
+fn single_type_arg(ty: &Type) -> Option<(&'static str, &Type)> {
+    let Type::Path(path) = ty else { return None };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segment = path.path.segments.last()?;
+    let name = ["Option", "Service"]
+        .into_iter()
+        .find(|name| segment.ident == name)?;
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(GenericArgument::Type(inner)) if args.args.len() == 1 => Some((name, inner)),
+        _ => None,
+    }
+}
+
+fn upper_camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    for part in snake.split('_').filter(|part| !part.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    if out.is_empty() {
+        "Tool".to_owned()
+    } else {
+        out
+    }
+}

@@ -1,0 +1,85 @@
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::{Expr, ExprLit, Lit, LitStr};
+
+use crate::ctxt::Ctxt;
+
+/// The arguments of `#[tool(name = "…", description = …)]`.
+pub(crate) struct Attrs {
+    pub name: Option<LitStr>,
+    pub description: Option<Expr>,
+}
+
+const KEYS: &str = "`name` or `description`";
+
+/// Parses the attribute's arguments. Every mistake is recorded and parsing goes on, so the user
+/// sees all of them at once.
+pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
+    let mut name = SetOnce::new(cx, "name");
+    let mut description = SetOnce::new(cx, "description");
+    let parser = syn::meta::parser(|meta| {
+        let key = meta.path.to_token_stream();
+        if meta.path.is_ident("name") {
+            let value: Expr = meta.value()?.parse()?;
+            match value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => name.set(&key, lit),
+                other => {
+                    cx.error_spanned_by(other, "expected a string literal: `name = \"my_tool\"`")
+                }
+            }
+        } else if meta.path.is_ident("description") {
+            let value: Expr = meta.value()?.parse()?;
+            description.set(&key, value);
+        } else {
+            let shown = key.to_string().replace(' ', "");
+            cx.error_spanned_by(
+                &key,
+                format!("unknown `#[tool]` argument `{shown}`; expected {KEYS}"),
+            );
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<Expr>()?;
+            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                meta.input.parse::<TokenStream>()?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(args) {
+        cx.syn_error(error);
+    }
+    Attrs {
+        name: name.value,
+        description: description.value,
+    }
+}
+
+/// An argument that may be given once; a second occurrence is reported on its key.
+struct SetOnce<'c, T> {
+    cx: &'c Ctxt,
+    key: &'static str,
+    value: Option<T>,
+}
+
+impl<'c, T> SetOnce<'c, T> {
+    fn new(cx: &'c Ctxt, key: &'static str) -> Self {
+        SetOnce {
+            cx,
+            key,
+            value: None,
+        }
+    }
+
+    fn set(&mut self, tokens: &TokenStream, value: T) {
+        if self.value.is_some() {
+            self.cx.error_spanned_by(
+                tokens,
+                format!("duplicate `#[tool]` argument `{}`", self.key),
+            );
+        } else {
+            self.value = Some(value);
+        }
+    }
+}

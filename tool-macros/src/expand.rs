@@ -1,0 +1,208 @@
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Kind, ToolFn};
+
+/// Generates the function, its tool type, and the type's `Tool` and `Plugin` impls. Everything is
+/// named through `::tool_runtime::__private` and `::core`, so the caller's names cannot interfere.
+pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
+    let item = &tool.item;
+    let vis = &item.vis;
+    let fn_ident = tool.ident();
+    let type_ident = tool.type_ident();
+    let name = tool.name();
+    let type_doc = format!("The `{name}` tool: [`{fn_ident}`] as a model-facing tool and plugin.");
+    let rt = quote!(::tool_runtime::__private);
+
+    let description = match (&tool.attrs.description, &tool.doc) {
+        (Some(expr), _) => quote!(#expr),
+        (None, Some(doc)) => doc.clone(),
+        (None, None) => quote!(""),
+    };
+
+    let model: Vec<_> = tool
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Model))
+        .collect();
+    let model_tys: Vec<_> = model.iter().map(|param| &param.ty).collect();
+    let model_names: Vec<_> = model.iter().map(|param| param.name()).collect();
+    let slots: Vec<_> = (0..model.len())
+        .map(|i| format_ident!("__tool_slot_{i}"))
+        .collect();
+    let indices: Vec<_> = (0..model.len()).map(Literal::usize_unsuffixed).collect();
+
+    let arg_specs = model.iter().map(|param| {
+        let ty = &param.ty;
+        let name = param.name();
+        let description = match &param.doc {
+            Some((doc, _)) => quote!(::core::option::Option::Some(#doc)),
+            None => quote!(::core::option::Option::None),
+        };
+        let schema = quote_spanned!(ty.span()=> #rt::arg_schema::<#ty>);
+        let optional = quote_spanned!(ty.span()=> #rt::arg_optional::<#ty>);
+        quote! {
+            #rt::ArgSpec {
+                name: #name,
+                description: #description,
+                schema: #schema,
+                optional: #optional,
+            }
+        }
+    });
+
+    let next_args = model.iter().map(|param| {
+        let ty = &param.ty;
+        quote_spanned!(ty.span()=> #rt::next_arg::<#ty, __A>(&mut __map)?)
+    });
+    let missing_args = model.iter().map(|param| {
+        let ty = &param.ty;
+        let name = param.name();
+        quote_spanned!(ty.span()=> #rt::missing_arg::<#ty, __A::Error>(#name)?)
+    });
+
+    let mut resolve = Vec::new();
+    let mut call_args = Vec::new();
+    let mut model_index = 0usize;
+    for (index, param) in tool.params.iter().enumerate() {
+        if let Kind::Model = param.kind {
+            let field = Literal::usize_unsuffixed(model_index);
+            call_args.push(quote!(__tool_args.#field));
+            model_index += 1;
+        } else {
+            let ty = &param.ty;
+            let local = format_ident!("__tool_context_{index}");
+            let from_call = quote_spanned!(ty.span()=> <#ty as #rt::FromCall<'__tool>>::from_call);
+            resolve.push(quote! {
+                let #local = match #from_call(&__tool_call) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(output) => return #rt::ToolFuture::ready(output),
+                };
+            });
+            call_args.push(quote!(#local));
+        }
+    }
+
+    let invoke = quote!(#fn_ident(#(#call_args),*));
+    let output_span = match &item.sig.output {
+        syn::ReturnType::Default => fn_ident.span(),
+        syn::ReturnType::Type(_, ty) => ty.span(),
+    };
+    let into_output = quote_spanned!(output_span=> #rt::IntoToolOutput::into_tool_output);
+    let run = if item.sig.asyncness.is_some() {
+        quote!(#rt::ToolFuture::boxed(async move { #into_output(#invoke.await) }))
+    } else {
+        quote!(#rt::ToolFuture::ready(#into_output(#invoke)))
+    };
+
+    let services = tool.params.iter().filter_map(|param| match &param.kind {
+        Kind::Service(service) => {
+            Some(quote_spanned!(service.span()=> #rt::ServiceKey::of::<#service>()))
+        }
+        _ => None,
+    });
+
+    quote! {
+        #item
+
+        #[doc = #type_doc]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #type_ident;
+
+        #[doc(hidden)]
+        #[allow(non_local_definitions, clippy::all, clippy::pedantic, clippy::nursery)]
+        const _: () = {
+            const __TOOL_DESCRIPTION: &str = #description;
+            const __TOOL_FIELDS: &[&str] = &[#(#model_names),*];
+
+            struct __ToolArgs(#(#model_tys,)*);
+
+            #[automatically_derived]
+            impl<'de> #rt::serde::Deserialize<'de> for __ToolArgs {
+                fn deserialize<__D>(__deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+                where
+                    __D: #rt::serde::Deserializer<'de>,
+                {
+                    struct __Visitor;
+
+                    #[automatically_derived]
+                    impl<'de> #rt::serde::de::Visitor<'de> for __Visitor {
+                        type Value = __ToolArgs;
+
+                        fn expecting(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            ::core::fmt::Formatter::write_str(__f, "an object")
+                        }
+
+                        fn visit_map<__A>(self, mut __map: __A) -> ::core::result::Result<__ToolArgs, __A::Error>
+                        where
+                            __A: #rt::serde::de::MapAccess<'de>,
+                        {
+                            #(let mut #slots = ::core::option::Option::None;)*
+                            while let ::core::option::Option::Some(__key) =
+                                #rt::serde::de::MapAccess::next_key_seed(&mut __map, #rt::ArgFields(__TOOL_FIELDS))?
+                            {
+                                match __key {
+                                    #(#indices => {
+                                        if ::core::option::Option::is_some(&#slots) {
+                                            return ::core::result::Result::Err(
+                                                <__A::Error as #rt::serde::de::Error>::duplicate_field(#model_names),
+                                            );
+                                        }
+                                        #slots = ::core::option::Option::Some(#next_args);
+                                    })*
+                                    _ => {
+                                        return ::core::result::Result::Err(
+                                            <__A::Error as #rt::serde::de::Error>::custom("argument index out of range"),
+                                        );
+                                    }
+                                }
+                            }
+                            ::core::result::Result::Ok(__ToolArgs(#(
+                                match #slots {
+                                    ::core::option::Option::Some(value) => value,
+                                    ::core::option::Option::None => #missing_args,
+                                },
+                            )*))
+                        }
+                    }
+
+                    #rt::serde::Deserializer::deserialize_map(__deserializer, __Visitor)
+                }
+            }
+
+            #[automatically_derived]
+            impl #rt::Tool for #type_ident {
+                fn definition(&self) -> &#rt::Definition {
+                    static __TOOL_DEFINITION: #rt::DefinitionCell = #rt::DefinitionCell::new();
+                    __TOOL_DEFINITION.get_or_init(|| {
+                        #rt::Definition::from_args(#name, __TOOL_DESCRIPTION, &[#(#arg_specs),*])
+                    })
+                }
+
+                fn call<'__tool>(&'__tool self, __tool_call: #rt::Call<'__tool>) -> #rt::ToolFuture<'__tool> {
+                    #(#resolve)*
+                    let __tool_args: __ToolArgs =
+                        match #rt::parse_args(#rt::Tool::definition(self), __tool_call.args) {
+                            ::core::result::Result::Ok(args) => args,
+                            ::core::result::Result::Err(output) => return #rt::ToolFuture::ready(output),
+                        };
+                    #run
+                }
+            }
+
+            #[automatically_derived]
+            impl #rt::Plugin for #type_ident {
+                const NAME: &'static str = #name;
+                const INJECT: &'static [#rt::ServiceKey] = &[
+                    #rt::ServiceKey::of::<#rt::ToolRegistry>(),
+                    #(#services,)*
+                ];
+
+                fn apply(__ctx: &mut #rt::Ctx) -> ::core::result::Result<(), #rt::LoadError> {
+                    __ctx.tools.register(#type_ident)
+                }
+            }
+        };
+    }
+}
