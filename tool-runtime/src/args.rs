@@ -148,13 +148,8 @@ fn explain<T: DeserializeOwned>(
     args: &str,
     error: &serde_json::Error,
 ) -> ToolOutput {
-    use serde_json::error::Category;
-    if matches!(
-        error.classify(),
-        Category::Syntax | Category::Eof | Category::Io
-    ) {
-        return malformed(error);
-    }
+    // Whether the JSON itself is malformed is asked of the JSON parser alone: serde_json also
+    // classifies some type mismatches as syntax errors (a number where an enum was expected).
     let value: Value = match serde_json::from_str(args) {
         Ok(value) => value,
         Err(error) => return malformed(&error),

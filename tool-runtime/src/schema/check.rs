@@ -83,51 +83,66 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
     }
 }
 
-/// `anyOf` and `oneOf`: the value must match a branch. When none does, the branch whose type
-/// fits the value explains the failure from inside; else the whole union is what was expected.
+/// `anyOf` and `oneOf`: the value must match a branch. When none does, the failure is explained
+/// from inside the one branch whose type fits the value, or else from the branch that failed
+/// deepest; when neither tells them apart, the whole union is what was expected.
 fn check_alternatives(
     schema: &Map<String, Value>,
     value: &Value,
     path: &mut String,
 ) -> Option<String> {
-    let branches = schema
-        .get("anyOf")
-        .or_else(|| schema.get("oneOf"))
-        .and_then(Value::as_array)?;
+    let branches = alternatives(schema)?;
     let len = path.len();
-    let mut fitting = None;
+    let mut fitting = Vec::new();
+    let mut deepest: Option<(String, String)> = None;
     for branch in branches {
-        match check(branch, value, path) {
-            None => return None,
-            Some(message) => {
-                let fits = branch
-                    .get("type")
-                    .is_none_or(|types| type_matches(types, value));
-                if fits && fitting.is_none() {
-                    fitting = Some((path.clone(), message));
-                }
-                path.truncate(len);
-            }
+        let message = check(branch, value, path)?;
+        // A branch fits when it declares the value's type, or declares none and the value got
+        // past its own level.
+        let fits = match branch.get("type") {
+            Some(types) => type_matches(types, value),
+            None => path.len() > len,
+        };
+        if fits {
+            fitting.push((path.clone(), message.clone()));
         }
+        if fits && path.len() > len && deepest.is_none() {
+            deepest = Some((path.clone(), message));
+        }
+        path.truncate(len);
     }
-    match fitting {
+    let chosen = match fitting.len() {
+        1 => fitting.pop(),
+        _ => deepest,
+    };
+    match chosen {
         Some((at, message)) => {
             *path = at;
             Some(message)
         }
-        None => {
-            let union: Vec<String> = branches
-                .iter()
-                .filter_map(Value::as_object)
-                .map(expected)
-                .collect();
-            Some(format!(
-                "expected {}, got {}",
-                union.join(" or "),
-                found(value)
-            ))
-        }
+        None => Some(format!(
+            "expected {}, got {}",
+            union(branches),
+            found(value)
+        )),
     }
+}
+
+fn alternatives(schema: &Map<String, Value>) -> Option<&Vec<Value>> {
+    schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+}
+
+/// What any of `branches` expects: `"low" or "high" or null`.
+fn union(branches: &[Value]) -> String {
+    branches
+        .iter()
+        .filter_map(Value::as_object)
+        .map(expected)
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 fn check_number(schema: &Map<String, Value>, value: &Value) -> Option<String> {
@@ -283,6 +298,11 @@ fn expected(schema: &Map<String, Value>) -> String {
     }
     if let Some(constant) = schema.get("const") {
         return literal(constant);
+    }
+    if schema.get("type").is_none()
+        && let Some(branches) = alternatives(schema)
+    {
+        return union(branches);
     }
     let mut phrase = match schema.get("type") {
         Some(Value::String(name)) => type_phrase(name).to_owned(),
