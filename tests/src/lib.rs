@@ -1,1 +1,1 @@
-//! Compile tests and cross-crate integration tests for the #[tool] framework.
+//! Compile tests and cross-crate integration tests for the `#[tool]` framework.

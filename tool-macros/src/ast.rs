@@ -32,7 +32,7 @@ pub(crate) enum Kind {
     /// Filled by the call or the host: `&Exec`, `Agent`, `Option<Agent>`.
     Context,
     /// A host service, `Service<T>`, with its `T`.
-    Service(Type),
+    Service(Box<Type>),
     /// A property of the input schema.
     Model,
 }
@@ -156,7 +156,7 @@ fn classify(ty: &Type) -> Kind {
         _ if last_ident_is(ty, "Agent") => Kind::Context,
         _ => match single_type_arg(ty) {
             Some(("Option", inner)) if last_ident_is(inner, "Agent") => Kind::Context,
-            Some(("Service", inner)) => Kind::Service(inner.clone()),
+            Some(("Service", inner)) => Kind::Service(Box::new(inner.clone())),
             _ => Kind::Model,
         },
     }

@@ -40,8 +40,8 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             Some((doc, _)) => quote!(::core::option::Option::Some(#doc)),
             None => quote!(::core::option::Option::None),
         };
-        let schema = quote_spanned!(ty.span()=> #rt::arg_schema::<#ty>);
-        let optional = quote_spanned!(ty.span()=> #rt::arg_optional::<#ty>);
+        let schema = quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::schema);
+        let optional = quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::optional);
         quote! {
             #rt::ArgSpec {
                 name: #name,
@@ -54,12 +54,12 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
 
     let next_args = model.iter().map(|param| {
         let ty = &param.ty;
-        quote_spanned!(ty.span()=> #rt::next_arg::<#ty, __A>(&mut __map)?)
+        quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::next(&mut __map)?)
     });
     let missing_args = model.iter().map(|param| {
         let ty = &param.ty;
         let name = param.name();
-        quote_spanned!(ty.span()=> #rt::missing_arg::<#ty, __A::Error>(#name)?)
+        quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::missing(#name)?)
     });
 
     let mut resolve = Vec::new();
@@ -89,11 +89,19 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         syn::ReturnType::Default => fn_ident.span(),
         syn::ReturnType::Type(_, ty) => ty.span(),
     };
-    let into_output = quote_spanned!(output_span=> #rt::IntoToolOutput::into_tool_output);
+    // Spanned at the return type, so a type with no model-facing text is reported there.
+    let into_output =
+        quote_spanned!(output_span=> #rt::IntoToolOutput::into_tool_output(__tool_result));
     let run = if item.sig.asyncness.is_some() {
-        quote!(#rt::ToolFuture::boxed(async move { #into_output(#invoke.await) }))
+        quote!(#rt::ToolFuture::boxed(async move {
+            let __tool_result = #invoke.await;
+            #into_output
+        }))
     } else {
-        quote!(#rt::ToolFuture::ready(#into_output(#invoke)))
+        quote! {
+            let __tool_result = #invoke;
+            #rt::ToolFuture::ready(#into_output)
+        }
     };
 
     let services = tool.params.iter().filter_map(|param| match &param.kind {

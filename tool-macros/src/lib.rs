@@ -64,7 +64,7 @@ fn with_errors(cx: Ctxt, input: TokenStream2) -> TokenStream2 {
 /// The item's keyword (`struct`, `impl`…), or its first token, for the error's span.
 fn first_token(item: &syn::Item) -> TokenStream2 {
     use quote::ToTokens;
-    let tokens = match item {
+    match item {
         syn::Item::Struct(item) => item.struct_token.to_token_stream(),
         syn::Item::Enum(item) => item.enum_token.to_token_stream(),
         syn::Item::Impl(item) => item.impl_token.to_token_stream(),
@@ -75,6 +75,5 @@ fn first_token(item: &syn::Item) -> TokenStream2 {
         syn::Item::Type(item) => item.type_token.to_token_stream(),
         syn::Item::Use(item) => item.use_token.to_token_stream(),
         other => other.to_token_stream(),
-    };
-    tokens
+    }
 }

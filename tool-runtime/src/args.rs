@@ -17,15 +17,49 @@ use crate::schema::check;
 use crate::{Definition, ToolOutput};
 
 /// A type a `#[tool]` function can take as a model argument: it deserializes from the model's
-/// JSON and describes itself as a JSON schema.
+/// JSON and describes itself as a JSON schema. Implemented for every such type.
+///
+/// Generated code reaches each argument type only through this trait's methods, so a type that
+/// lacks `Deserialize` or `JsonSchema` is reported once, at the parameter's type.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a model argument of a #[tool] function",
     note = "a model argument needs `serde::Deserialize` and `schemars::JsonSchema`: derive both on it",
     note = "context parameters are spelled `&Exec`, `Agent`, `Option<Agent>` or `Service<T>`; a type alias for one of them is read as a model argument"
 )]
-pub trait ModelArg: DeserializeOwned + JsonSchema {}
+pub trait ModelArg: Sized {
+    /// The argument's schema.
+    fn schema(generator: &mut SchemaGenerator) -> Schema;
 
-impl<T: DeserializeOwned + JsonSchema> ModelArg for T {}
+    /// Whether the argument may be left out: whether it deserializes from nothing, as an
+    /// `Option` does. The same test decides the schema's `required` list and what the parser
+    /// accepts, so the two cannot disagree.
+    fn optional() -> bool;
+
+    /// Parses the next value of an argument map.
+    fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error>;
+
+    /// The value of an argument the model left out: `None` for an `Option`, else a
+    /// missing-field error.
+    fn missing<E: de::Error>(name: &'static str) -> Result<Self, E>;
+}
+
+impl<T: DeserializeOwned + JsonSchema> ModelArg for T {
+    fn schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<T>()
+    }
+
+    fn optional() -> bool {
+        T::deserialize(Missing::<de::value::Error>::new("")).is_ok()
+    }
+
+    fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<T, A::Error> {
+        map.next_value()
+    }
+
+    fn missing<E: de::Error>(name: &'static str) -> Result<T, E> {
+        T::deserialize(Missing::<E>::new(name))
+    }
+}
 
 /// One model argument of a tool, as the input schema describes it.
 #[derive(Clone, Copy)]
@@ -47,29 +81,6 @@ impl fmt::Debug for ArgSpec {
             .field("description", &self.description)
             .finish_non_exhaustive()
     }
-}
-
-/// The schema of a model argument of type `T`.
-pub fn arg_schema<T: ModelArg>(generator: &mut SchemaGenerator) -> Schema {
-    generator.subschema_for::<T>()
-}
-
-/// Whether a model argument of type `T` may be left out: whether `T` deserializes from nothing,
-/// as `Option<T>` does. The same test decides the schema's `required` list and what the parser
-/// accepts, so the two cannot disagree.
-pub fn arg_optional<T: ModelArg>() -> bool {
-    T::deserialize(Missing::<de::value::Error>::new("")).is_ok()
-}
-
-/// Parses the next value of an argument map as `T`.
-pub fn next_arg<'de, T: ModelArg, A: MapAccess<'de>>(map: &mut A) -> Result<T, A::Error> {
-    map.next_value()
-}
-
-/// The value of an argument the model left out: `None` for an `Option`, else a missing-field
-/// error.
-pub fn missing_arg<T: ModelArg, E: de::Error>(name: &'static str) -> Result<T, E> {
-    T::deserialize(Missing::<E>::new(name))
 }
 
 /// Deserializes an argument name into its index in `fields`, refusing names not in it.

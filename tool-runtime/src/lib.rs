@@ -166,9 +166,7 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
-    pub use crate::args::{
-        ArgFields, ArgSpec, arg_optional, arg_schema, missing_arg, next_arg, parse_args,
-    };
+    pub use crate::args::{ArgFields, ArgSpec, parse_args};
     pub use crate::{
         Call, Ctx, Definition, FromCall, IntoToolOutput, LoadError, ModelArg, Plugin, Service,
         ServiceKey, Tool, ToolFuture, ToolOutput, ToolRegistry,

@@ -192,7 +192,7 @@ impl Subscription {
     /// The next event if one is ready, without waiting. `Ok(None)` means none is ready yet.
     pub fn try_next(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
         loop {
-            if let Some(event) = self.from_backlog()? {
+            if let Some(event) = self.pop_backlog()? {
                 return Ok(Some(event));
             }
             match self.live.try_recv() {
@@ -211,7 +211,7 @@ impl Subscription {
     /// Waits for the next event.
     pub async fn next(&mut self) -> Result<Arc<Event>, SessionError> {
         loop {
-            if let Some(event) = self.from_backlog()? {
+            if let Some(event) = self.pop_backlog()? {
                 return Ok(event);
             }
             match self.live.recv().await {
@@ -233,7 +233,7 @@ impl Subscription {
         self.next
     }
 
-    fn from_backlog(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
+    fn pop_backlog(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
         if self.backlog.is_empty() && self.next < self.head {
             self.catch_up()?;
         }
@@ -256,7 +256,7 @@ impl Subscription {
             self.head = self.head.max(event.seq);
             self.catch_up()?;
             self.backlog.push_back(event);
-            return self.from_backlog();
+            return self.pop_backlog();
         }
         self.next = event.seq + 1;
         Ok(Some(event))

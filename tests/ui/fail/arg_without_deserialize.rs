@@ -1,0 +1,14 @@
+use tool_runtime::tool;
+
+#[derive(schemars::JsonSchema)]
+struct Point {
+    x: i32,
+}
+
+/// Reads a point.
+#[tool]
+fn locate(point: Point) -> String {
+    point.x.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use tool_runtime::{Agent, tool};
+
+type Boss = Agent;
+
+/// Names the owner.
+#[tool]
+fn owner(agent: Boss) -> String {
+    agent.id().to_owned()
+}
+
+fn main() {}
