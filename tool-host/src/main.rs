@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tool_runtime::{Agent, Ctx, Exec, LoadError, Session};
 
-/// The reference host for #[tool] plugins.
+/// The reference host for `#[tool]` plugins.
 #[derive(Parser, Debug)]
 #[command(name = "toolhost", version, about)]
 struct Cli {
