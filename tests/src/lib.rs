@@ -4,3 +4,40 @@
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// A tool compiled under strict rustc lints and clippy's pedantic ones (CI runs clippy with
+/// `-D warnings`), so the code `#[tool]` generates stays quiet under them.
+#[deny(clippy::pedantic, unused_qualifications, unused_results, missing_docs)]
+pub mod strict {
+    use tool_runtime::{Agent, Exec, Service, ToolError, tool};
+
+    /// A host service.
+    #[derive(Debug)]
+    pub struct Greeting(pub String);
+
+    /// Greets someone.
+    #[allow(
+        clippy::missing_errors_doc,
+        reason = "the doc comment is the model's description"
+    )]
+    #[tool]
+    pub fn greet(
+        greeting: Service<Greeting>,
+        agent: Option<Agent>,
+        exec: &Exec,
+        /// Who to greet.
+        name: String,
+        /// How many times.
+        times: Option<u8>,
+    ) -> Result<String, ToolError> {
+        let _ = (agent, exec);
+        Ok(format!("{} {name}", greeting.0).repeat(usize::from(times.unwrap_or(1))))
+    }
+
+    /// Waits, then answers.
+    #[tool]
+    pub async fn later(agent: Agent) -> String {
+        std::future::ready(()).await;
+        agent.id().to_owned()
+    }
+}

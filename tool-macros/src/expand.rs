@@ -112,6 +112,9 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     });
 
     quote! {
+        // The runtime hands every argument over by value, as its own; the function need not
+        // consume it.
+        #[allow(clippy::needless_pass_by_value)]
         #item
 
         #[doc = #type_doc]
