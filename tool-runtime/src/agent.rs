@@ -30,6 +30,14 @@ impl Agent {
     pub fn session(&self) -> &Session {
         &self.session
     }
+
+    /// This agent as one call of a batch sees it: its session's appends wait for the call's turn.
+    pub(crate) fn in_turn(&self, turn: crate::session::Turn) -> Agent {
+        Agent {
+            id: Arc::clone(&self.id),
+            session: self.session.in_turn(turn),
+        }
+    }
 }
 
 impl fmt::Debug for Agent {

@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::session::SessionHub;
 use crate::{LoadError, ToolRegistry};
 
 /// What a host builds once and shares across calls: the loaded tools and the host services they
@@ -29,6 +30,8 @@ use crate::{LoadError, ToolRegistry};
 pub struct Ctx {
     /// The loaded tools.
     pub tools: ToolRegistry,
+    /// The host's agent sessions, and one event stream over all of them.
+    pub sessions: SessionHub,
 }
 
 impl Ctx {

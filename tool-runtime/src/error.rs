@@ -64,17 +64,61 @@ pub enum LoadError {
     },
 }
 
-/// Why a session operation failed: the log could not be read or written.
+/// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SessionError {
     /// The log's storage failed.
-    #[error("session log: {0}")]
-    Io(#[from] std::io::Error),
-    /// Event data could not be encoded or decoded as JSON.
+    #[error("session log {}: {source}", path.display())]
+    Io {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// Another process has the session open for writing.
+    #[error("session log {} is open for writing in another process", path.display())]
+    Locked {
+        /// The log file.
+        path: std::path::PathBuf,
+    },
+    /// A line of the log cannot be read. Only a torn last line is repaired; any other damage
+    /// is this error, never a silent skip.
+    #[error("session log {}: line {line}: {reason}", path.display())]
+    Corrupt {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// The 1-based line number.
+        line: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The log was written in a format this version does not read.
+    #[error("session log {}: {reason}", path.display())]
+    Format {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// What is wrong with the format.
+        reason: String,
+    },
+    /// A session id that could name a file outside the session directory, or none.
+    #[error("invalid session id {id:?}: {reason}")]
+    InvalidId {
+        /// The refused id.
+        id: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// An earlier write or sync of this log failed, so later appends could not be made durable
+    /// in order. Reopen the session.
+    #[error("session log {}: an earlier write failed ({reason}); reopen the session", path.display())]
+    Failed {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// The first failure.
+        reason: String,
+    },
+    /// Event data could not be encoded as JSON.
     #[error("session event data: {0}")]
     Json(#[from] serde_json::Error),
-    /// The log holds something this version cannot read.
-    #[error("session log: {0}")]
-    Corrupt(String),
 }

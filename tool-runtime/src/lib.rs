@@ -87,9 +87,9 @@ pub use error::{LoadError, SessionError, ToolError};
 pub use event::Event;
 pub use exec::Exec;
 pub use output::{IntoToolOutput, ToolOutput};
-pub use registry::{Call, DEFAULT_MAX_ARGS_BYTES, Tool, ToolFuture, ToolRegistry};
+pub use registry::{Call, DEFAULT_MAX_ARGS_BYTES, Tool, ToolCall, ToolFuture, ToolRegistry};
 pub use schema::{Definition, normalize};
-pub use session::{Session, Subscription};
+pub use session::{Session, SessionHub, Subscription};
 
 /// Turns a function into a model-facing tool.
 ///

@@ -2,7 +2,7 @@
 
 use crate::SessionError;
 use crate::event::Event;
-use crate::session::Log;
+use crate::session::{Ack, Log};
 
 /// A [`Log`] that keeps every event in memory. Nothing survives the process.
 #[derive(Debug, Default)]
@@ -18,13 +18,14 @@ impl MemoryLog {
 }
 
 impl Log for MemoryLog {
-    fn append(&mut self, event: &Event) -> Result<(), SessionError> {
+    fn append(&mut self, event: &Event) -> Result<Ack, SessionError> {
         self.events.push(event.clone());
-        Ok(())
+        Ok(Ack::durable())
     }
 
-    fn read_from(&self, seq: u64) -> Result<Vec<Event>, SessionError> {
+    fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError> {
         let start = self.events.partition_point(|event| event.seq < seq);
-        Ok(self.events[start..].to_vec())
+        self.events[start..].iter().cloned().for_each(visit);
+        Ok(())
     }
 }

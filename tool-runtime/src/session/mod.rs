@@ -2,14 +2,25 @@
 //!
 //! A [`Session`] owns a [`Log`] (where events are kept) and keeps, for each event kind, the most
 //! recent event, so replay helpers such as `tool_todo::current` answer in O(1) however long the
-//! log is. Appends are totally ordered: each takes the session's lock, gets the next seq, is
-//! written to the log, and is published to subscribers before the lock is released, so every
-//! subscriber sees events in seq order.
+//! log is, and a session's memory is bounded by its kinds, not its length. Appends are totally
+//! ordered: each takes the session's lock, gets the next seq, is written to the log, and is
+//! published to subscribers before the lock is released, so every subscriber sees events in seq
+//! order. Under a grouped-fsync policy the append then waits, outside the lock, until its event is
+//! durable, so several appends share one fsync.
+//!
+//! Logs: [`MemoryLog`] for tests, [`JsonlLog`] (one JSON Lines file per session, the embedded
+//! default) through a [`SessionDir`]. [`SessionHub`] gathers the sessions of a host so it can
+//! subscribe to all of them at once.
 
+mod hub;
+mod jsonl;
 mod memory;
+mod order;
+mod sync;
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -19,34 +30,126 @@ use tokio::sync::broadcast;
 use crate::SessionError;
 use crate::event::Event;
 
+pub use hub::{HubEvent, HubSubscription, SessionHub};
+pub use jsonl::{Durability, JsonlLog, OpenMode, SessionDir, TornTail};
 pub use memory::MemoryLog;
+pub(crate) use order::{Gate, Turn};
+pub use sync::GroupSync;
 
 /// How many published events a subscriber may fall behind before it catches up from the log.
 const LIVE_CAPACITY: usize = 1024;
 
 /// Where a session's events are kept.
 ///
-/// A backend must keep every event it acknowledged (returned `Ok` from [`Log::append`] for),
-/// and give them back in seq order from [`Log::read_from`]. The session calls it under its lock,
-/// so a backend sees one call at a time per session.
+/// What a backend (a file, SQLite, Postgres…) must guarantee:
+///
+/// - [`Log::append`] keeps the event after every event it kept before, and the event is
+///   acknowledged when the returned [`Ack`] has been waited for without error: an acknowledged
+///   event survives what the backend promises to survive (a process crash, or a power loss for a
+///   backend that syncs).
+/// - [`Log::for_each_from`] gives back every kept event from a seq on, in seq order, with the
+///   data's JSON text as it was appended, and fails with a clear error rather than skip one.
+/// - [`Log::recover`] tells, on open, where the session stands: the next seq and the latest event
+///   of each kind.
+///
+/// The session calls a backend under its lock, so a backend sees one call at a time per session;
+/// seqs are assigned by the session, from 1 and without gaps. A backend need not know any tool.
 pub trait Log: Send + 'static {
-    /// Keeps one event. `Ok` means the event is acknowledged.
-    fn append(&mut self, event: &Event) -> Result<(), SessionError>;
+    /// Keeps one event.
+    fn append(&mut self, event: &Event) -> Result<Ack, SessionError>;
 
-    /// Every kept event whose seq is `seq` or later, in seq order.
-    fn read_from(&self, seq: u64) -> Result<Vec<Event>, SessionError>;
+    /// Calls `visit` with every kept event whose seq is `seq` or later, in seq order.
+    fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError>;
+
+    /// Where the session stands after the kept events. The default reads every event; a backend
+    /// may do better.
+    fn recover(&self) -> Result<Recovered, SessionError> {
+        let mut recovered = Recovered::default();
+        let mut latest = HashMap::new();
+        self.for_each_from(0, &mut |event| {
+            recovered.next_seq = event.seq + 1;
+            latest.insert(event.kind.clone(), event);
+        })?;
+        recovered.latest = latest.into_values().collect();
+        Ok(recovered)
+    }
 }
 
-/// An agent's session: its log, its current state and its event stream. Cloning is cheap and
-/// shares the session.
+/// Where a session stands after replaying its log.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Recovered {
+    /// The seq the next event gets: 1 for an empty log.
+    pub next_seq: u64,
+    /// The latest event of each kind.
+    pub latest: Vec<Event>,
+}
+
+impl Default for Recovered {
+    fn default() -> Self {
+        Recovered {
+            next_seq: 1,
+            latest: Vec::new(),
+        }
+    }
+}
+
+impl Recovered {
+    /// Where a session stands: the next seq, and the latest event of each kind.
+    pub fn new(next_seq: u64, latest: Vec<Event>) -> Self {
+        Recovered { next_seq, latest }
+    }
+}
+
+/// A log's answer to an append: the event is durable now, or will be once [`Ack::wait`] returns.
+#[must_use = "an append is acknowledged only once its Ack has been waited for"]
+pub struct Ack(Option<Box<dyn FnOnce() -> Result<(), SessionError> + Send>>);
+
+impl Ack {
+    /// The event is as durable as the backend makes it already.
+    pub fn durable() -> Self {
+        Ack(None)
+    }
+
+    /// The event is durable once `wait` returns `Ok`. The session calls it outside its lock, so
+    /// other appends go on meanwhile (a grouped fsync).
+    pub fn after(wait: impl FnOnce() -> Result<(), SessionError> + Send + 'static) -> Self {
+        Ack(Some(Box::new(wait)))
+    }
+
+    /// Waits until the event is durable.
+    pub fn wait(self) -> Result<(), SessionError> {
+        match self.0 {
+            None => Ok(()),
+            Some(wait) => wait(),
+        }
+    }
+}
+
+impl fmt::Debug for Ack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Ack(pending)"
+        } else {
+            "Ack(durable)"
+        })
+    }
+}
+
+/// An agent's session: its id, log, current state and event stream. Cloning is cheap and shares
+/// the session.
 #[derive(Clone)]
 pub struct Session {
     shared: Arc<Shared>,
+    /// Set on the handles a call batch gives its calls: appends wait for the call's turn.
+    turn: Option<order::Turn>,
 }
 
 struct Shared {
+    id: Arc<str>,
     state: Mutex<State>,
     live: broadcast::Sender<Arc<Event>>,
+    hub: Option<hub::Link>,
 }
 
 struct State {
@@ -56,35 +159,53 @@ struct State {
 }
 
 impl Session {
-    /// A session kept in memory only.
+    /// A session kept in memory only, with a fresh id (`memory-1`, `memory-2`…).
     pub fn in_memory() -> Self {
-        Session::open(MemoryLog::new()).expect("an empty memory log replays")
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = format!("memory-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        Session::open(id, MemoryLog::new()).expect("an empty memory log recovers")
     }
 
-    /// Opens a session on `log`, replaying the events it holds: seqs continue after the last
-    /// one, and [`Session::latest`] answers from the replayed events.
-    pub fn open(log: impl Log) -> Result<Self, SessionError> {
-        let events = log.read_from(0)?;
-        let mut latest = HashMap::new();
-        let mut next_seq = 1;
-        for event in events {
-            next_seq = event.seq + 1;
-            latest.insert(event.kind.clone(), Arc::new(event));
-        }
+    /// Opens the session `id` on `log`, replaying the events it holds: seqs continue after the
+    /// last one, and [`Session::latest`] answers from the replayed events.
+    pub fn open(id: impl Into<Arc<str>>, log: impl Log) -> Result<Self, SessionError> {
+        Session::open_with(id.into(), Box::new(log), None)
+    }
+
+    fn open_with(
+        id: Arc<str>,
+        log: Box<dyn Log>,
+        hub: Option<hub::Link>,
+    ) -> Result<Self, SessionError> {
+        let recovered = log.recover()?;
+        let latest = recovered
+            .latest
+            .into_iter()
+            .map(|event| (event.kind.clone(), Arc::new(event)))
+            .collect();
         let (live, _) = broadcast::channel(LIVE_CAPACITY);
         Ok(Session {
             shared: Arc::new(Shared {
+                id,
                 state: Mutex::new(State {
-                    log: Box::new(log),
-                    next_seq,
+                    log,
+                    next_seq: recovered.next_seq,
                     latest,
                 }),
                 live,
+                hub,
             }),
+            turn: None,
         })
     }
 
-    /// Appends an event of `kind` with `data` and returns its seq.
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.shared.id
+    }
+
+    /// Appends an event of `kind` with `data` and returns its seq once the event is
+    /// acknowledged by the log.
     ///
     /// ```
     /// # use tool_runtime::Session;
@@ -96,15 +217,25 @@ impl Session {
     /// ```
     pub fn append<T: Serialize + ?Sized>(&self, kind: &str, data: &T) -> Result<u64, SessionError> {
         let raw_data = serde_json::value::to_raw_value(data)?;
-        let mut state = self.lock();
-        let seq = state.next_seq;
-        let event = Event::new(seq, kind, raw_data, now());
-        state.log.append(&event)?;
-        state.next_seq = seq + 1;
-        let event = Arc::new(event);
-        state.latest.insert(event.kind.clone(), Arc::clone(&event));
-        // No receiver is not an error: nobody is watching.
-        let _ = self.shared.live.send(event);
+        if let Some(turn) = &self.turn {
+            turn.wait();
+        }
+        let (seq, ack) = {
+            let mut state = self.lock();
+            let seq = state.next_seq;
+            let event = Event::new(seq, kind, raw_data, now());
+            let ack = state.log.append(&event)?;
+            state.next_seq = seq + 1;
+            let event = Arc::new(event);
+            state.latest.insert(event.kind.clone(), Arc::clone(&event));
+            if let Some(hub) = &self.shared.hub {
+                hub.publish(&self.shared.id, &event);
+            }
+            // No receiver is not an error: nobody is watching.
+            let _ = self.shared.live.send(event);
+            (seq, ack)
+        };
+        ack.wait()?;
         Ok(seq)
     }
 
@@ -118,9 +249,20 @@ impl Session {
         self.lock().next_seq
     }
 
+    /// Calls `visit` with every event whose seq is `seq` or later, read from the log.
+    pub fn for_each_from(
+        &self,
+        seq: u64,
+        visit: &mut dyn FnMut(Event),
+    ) -> Result<(), SessionError> {
+        self.lock().log.for_each_from(seq, visit)
+    }
+
     /// Every event whose seq is `seq` or later, read from the log.
     pub fn events_from(&self, seq: u64) -> Result<Vec<Event>, SessionError> {
-        self.lock().log.read_from(seq)
+        let mut events = Vec::new();
+        self.for_each_from(seq, &mut |event| events.push(event))?;
+        Ok(events)
     }
 
     /// Subscribes to the events appended from now on.
@@ -137,9 +279,20 @@ impl Session {
         self.subscription(&state, seq)
     }
 
+    /// This session as one call of a batch sees it: its appends wait for the call's turn.
+    pub(crate) fn in_turn(&self, turn: order::Turn) -> Session {
+        Session {
+            shared: Arc::clone(&self.shared),
+            turn: Some(turn),
+        }
+    }
+
     fn subscription(&self, state: &State, next: u64) -> Subscription {
         Subscription {
-            session: self.clone(),
+            session: Session {
+                shared: Arc::clone(&self.shared),
+                turn: None,
+            },
             live: self.shared.live.subscribe(),
             next,
             head: state.next_seq,
@@ -160,6 +313,7 @@ impl Session {
 impl fmt::Debug for Session {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Session")
+            .field("id", &self.shared.id)
             .field("next_seq", &self.next_seq())
             .finish_non_exhaustive()
     }
@@ -201,9 +355,12 @@ impl Subscription {
                         return Ok(Some(event));
                     }
                 }
-                Err(broadcast::error::TryRecvError::Empty) => return Ok(None),
+                Err(
+                    broadcast::error::TryRecvError::Empty | broadcast::error::TryRecvError::Closed,
+                ) => {
+                    return Ok(None);
+                }
                 Err(broadcast::error::TryRecvError::Lagged(_)) => self.catch_up()?,
-                Err(broadcast::error::TryRecvError::Closed) => return Ok(None),
             }
         }
     }
@@ -231,6 +388,11 @@ impl Subscription {
     /// The seq of the next event this subscription yields.
     pub fn next_seq(&self) -> u64 {
         self.next
+    }
+
+    /// The session this subscription follows.
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
     fn pop_backlog(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
@@ -263,11 +425,15 @@ impl Subscription {
     }
 
     fn catch_up(&mut self) -> Result<(), SessionError> {
-        let missed = self.session.events_from(self.next)?;
-        if let Some(last) = missed.last() {
-            self.head = self.head.max(last.seq + 1);
+        let backlog = &mut self.backlog;
+        let mut last = None;
+        self.session.for_each_from(self.next, &mut |event| {
+            last = Some(event.seq);
+            backlog.push_back(Arc::new(event));
+        })?;
+        if let Some(last) = last {
+            self.head = self.head.max(last + 1);
         }
-        self.backlog.extend(missed.into_iter().map(Arc::new));
         Ok(())
     }
 }
@@ -275,6 +441,7 @@ impl Subscription {
 impl fmt::Debug for Subscription {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Subscription")
+            .field("session", &self.session.id())
             .field("next", &self.next)
             .finish_non_exhaustive()
     }
