@@ -1,14 +1,19 @@
 //! `toolhost`: the reference host for `#[tool]` plugins.
 //!
 //! - `toolhost schema [TOOL]` prints the normalized definitions as JSON.
-//! - `toolhost call TOOL ARGS [--no-agent]` runs one call in a fresh agent session and prints the
-//!   exact model-facing text.
+//! - `toolhost call TOOL ARGS [--no-agent] [--session FILE]` runs one call in a fresh agent
+//!   session, or in a persisted one, and prints the exact model-facing text.
+//! - `toolhost replay FILE [--format text|json] [--events]` prints a session log's current todo
+//!   list, or its events.
 
+use std::fmt;
 use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use tool_runtime::{Agent, Ctx, Exec, LoadError, Session};
+use clap::{Parser, Subcommand, ValueEnum};
+use tool_runtime::session::{Durability, JsonlLog, OpenMode};
+use tool_runtime::{Agent, Ctx, Exec, LoadError, Session, SessionError};
 
 /// The reference host for `#[tool]` plugins.
 #[derive(Parser, Debug)]
@@ -27,16 +32,42 @@ enum Command {
     },
     /// Run one tool call in a fresh agent session and print the model-facing text.
     ///
-    /// Exit status: 0 when the call succeeded, 1 when the tool answered with an error.
+    /// Exit status: 0 when the call succeeded, 1 when the tool answered with an error, 3 when the
+    /// session could not be opened.
     Call {
         /// The tool's name.
         tool: String,
         /// The call's arguments as JSON, or `-` to read them from standard input.
         args: String,
         /// Make the call with no owning agent session.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "session")]
         no_agent: bool,
+        /// Run the call in the session persisted in this JSON Lines file, created if absent.
+        #[arg(long, value_name = "FILE")]
+        session: Option<PathBuf>,
     },
+    /// Print the current todo list of a session log, or its events.
+    ///
+    /// A torn last line (an interrupted append) is reported on standard error and skipped; any
+    /// other damage is an error (exit status 3).
+    Replay {
+        /// The session's JSON Lines file.
+        file: PathBuf,
+        /// `text`: one line per todo; `json`: the `todos` array as the model sent it (`null` when
+        /// the session has no list).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Print every event as JSON Lines instead.
+        #[arg(long, conflicts_with = "format")]
+        events: bool,
+    },
+}
+
+/// How `replay` prints the list.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Format {
+    Text,
+    Json,
 }
 
 /// Loads the plugins this host serves.
@@ -59,12 +90,60 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("toolhost: {error}");
-            ExitCode::FAILURE
+            ExitCode::from(3)
         }
     }
 }
 
-fn run(ctx: &Ctx, command: Command) -> io::Result<ExitCode> {
+/// What stops a subcommand.
+enum Failure {
+    Io(io::Error),
+    Session(SessionError),
+    Data(serde_json::Error),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Io(error) => error.fmt(f),
+            Failure::Session(error) => error.fmt(f),
+            Failure::Data(error) => write!(f, "the todo list in the log cannot be read: {error}"),
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(error: io::Error) -> Self {
+        Failure::Io(error)
+    }
+}
+
+impl From<SessionError> for Failure {
+    fn from(error: SessionError) -> Self {
+        Failure::Session(error)
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(error: serde_json::Error) -> Self {
+        Failure::Data(error)
+    }
+}
+
+/// Opens the session persisted at `path`, reporting a torn tail on standard error.
+fn open_session(path: &Path, mode: OpenMode) -> Result<Session, SessionError> {
+    let log = JsonlLog::open(path, mode, Durability::default())?;
+    if let Some(torn) = log.torn_tail() {
+        eprintln!("toolhost: warning: {torn}");
+    }
+    let id = path.file_stem().map_or_else(
+        || "session".into(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    Session::open(id, log)
+}
+
+fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, Failure> {
     let mut stdout = io::stdout().lock();
     match command {
         Command::Schema { tool: None } => {
@@ -82,10 +161,40 @@ fn run(ctx: &Ctx, command: Command) -> io::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
         },
+        Command::Replay {
+            file,
+            format,
+            events,
+        } => {
+            let session = open_session(&file, OpenMode::Read)?;
+            if events {
+                let mut result = Ok(());
+                session.for_each_from(1, &mut |event| {
+                    if result.is_ok() {
+                        result = serde_json::to_writer(&mut stdout, &event)
+                            .map_err(io::Error::from)
+                            .and_then(|()| stdout.write_all(b"\n"));
+                    }
+                })?;
+                result?;
+            } else {
+                match format {
+                    Format::Json => {
+                        let todos = tool_todo::current_json(&session)?;
+                        writeln!(stdout, "{}", todos.as_deref().unwrap_or("null"))?;
+                    }
+                    Format::Text => match tool_todo::current(&session)? {
+                        Some(todos) => write!(stdout, "{}", tool_todo::plain_list(&todos))?,
+                        None => writeln!(stdout, "(no todo list)")?,
+                    },
+                }
+            }
+        }
         Command::Call {
             tool,
             args,
             no_agent,
+            session,
         } => {
             let args = if args == "-" {
                 let mut text = String::new();
@@ -94,10 +203,13 @@ fn run(ctx: &Ctx, command: Command) -> io::Result<ExitCode> {
             } else {
                 args
             };
-            let exec = if no_agent {
-                Exec::new()
-            } else {
-                Exec::for_agent(Agent::new("toolhost", Session::in_memory()))
+            let exec = match (no_agent, session) {
+                (true, _) => Exec::new(),
+                (false, None) => Exec::for_agent(Agent::new("toolhost", Session::in_memory())),
+                (false, Some(path)) => {
+                    let session = open_session(&path, OpenMode::Write)?;
+                    Exec::for_agent(Agent::new(session.id().to_owned(), session))
+                }
             };
             let output = ctx.tools.call(&tool, &exec, &args).wait();
             writeln!(stdout, "{}", output.text)?;

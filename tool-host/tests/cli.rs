@@ -130,3 +130,135 @@ fn usage_errors_exit_2() {
     assert_eq!(toolhost(&["call", "todo_write"]).status.code(), Some(2));
     assert_eq!(toolhost(&["bogus"]).status.code(), Some(2));
 }
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolhost-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn call_with_a_session_file_persists_and_replay_prints_the_current_list() {
+    let dir = scratch("persist");
+    let file = dir.join("agent.jsonl");
+    let file = file.to_str().unwrap();
+    let first = r#"{"todos": [{"content": "Plan", "status": "in_progress"}]}"#;
+    let second = r#"{"todos": [{"content": "Plan", "status": "completed"}, {"content": "Build \u001b[2J", "status": "in_progress"}]}"#;
+    for args in [first, second] {
+        let output = toolhost(&["call", "todo_write", args, "--session", file]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // A rejected call changes nothing.
+    let output = toolhost(&[
+        "call",
+        "todo_write",
+        r#"{"todos": [{"content": "", "status": "pending"}]}"#,
+        "--session",
+        file,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+
+    let output = toolhost(&["replay", file]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "[x] Plan\n[~] Build \\u{1b}[2J\n");
+
+    let output = toolhost(&["replay", file, "--format", "json"]);
+    assert_eq!(
+        stdout(&output),
+        "[{\"content\":\"Plan\",\"status\":\"completed\"},{\"content\":\"Build \\u001b[2J\",\"status\":\"in_progress\"}]\n"
+    );
+
+    let output = toolhost(&["replay", file, "--events"]);
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1]["seq"], 2);
+    assert_eq!(events[1]["kind"], "todo/write");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_of_a_session_without_a_list() {
+    let dir = scratch("empty");
+    let file = dir.join("s.jsonl");
+    std::fs::write(&file, "{\"format\":\"tool-session\",\"version\":1}\n").unwrap();
+    let file = file.to_str().unwrap();
+    assert_eq!(
+        stdout(&toolhost(&["replay", file, "--format", "json"])),
+        "null\n"
+    );
+    assert_eq!(stdout(&toolhost(&["replay", file])), "(no todo list)\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_warns_of_a_torn_tail_and_fails_on_earlier_damage() {
+    let dir = scratch("torn");
+    let file = dir.join("s.jsonl");
+    let path = file.to_str().unwrap();
+    toolhost(&[
+        "call",
+        "todo_write",
+        r#"{"todos": [{"content": "a", "status": "pending"}]}"#,
+        "--session",
+        path,
+    ]);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"{\"seq\":2,\"kind\":\"todo/wr");
+    std::fs::write(&file, &bytes).unwrap();
+
+    let output = toolhost(&["replay", path]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "[ ] a\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "toolhost: warning: session log {path}: line 3 is torn (24 bytes at offset {}, from an interrupted append); ignored it\n",
+            bytes.len() - 24
+        )
+    );
+
+    // Damage before the last line.
+    let text = String::from_utf8(bytes)
+        .unwrap()
+        .replacen("\"seq\":1", "\"seq\":", 1)
+        + "\n";
+    std::fs::write(&file, text).unwrap();
+    let output = toolhost(&["replay", path]);
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "toolhost: session log {path}: line 2: not an event"
+        )),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn call_on_a_session_another_process_writes_is_refused_naming_the_file() {
+    use tool_runtime::session::{Durability, JsonlLog, OpenMode};
+    let dir = scratch("locked");
+    let file = dir.join("s.jsonl");
+    let _writer = JsonlLog::open(&file, OpenMode::Write, Durability::Fsync).unwrap();
+    let path = file.to_str().unwrap();
+    let output = toolhost(&["call", "todo_write", r#"{"todos": []}"#, "--session", path]);
+    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("toolhost: session log {path} is open for writing in another process\n")
+    );
+    // Reading it is allowed.
+    assert_eq!(toolhost(&["replay", path]).status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

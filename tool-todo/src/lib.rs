@@ -137,6 +137,54 @@ pub fn summary(todos: &[Todo]) -> String {
     )
 }
 
+/// A plain listing of a list, one line per todo in list order: `[ ]` pending, `[~]` in
+/// progress, `[x]` completed, then the content. Control characters in the content (model
+/// output) are written as escapes, so a todo stays on its line and cannot drive the terminal.
+///
+/// ```
+/// use tool_todo::{Todo, TodoStatus, plain_list};
+/// let list = [Todo::new("Plan", TodoStatus::Completed), Todo::new("Build\n\u{1b}[2J", TodoStatus::InProgress)];
+/// assert_eq!(plain_list(&list), "[x] Plan\n[~] Build\\n\\u{1b}[2J\n");
+/// ```
+pub fn plain_list(todos: &[Todo]) -> String {
+    let mut out = String::new();
+    for todo in todos {
+        let mark = match todo.status {
+            TodoStatus::Pending => "[ ]",
+            TodoStatus::InProgress => "[~]",
+            TodoStatus::Completed => "[x]",
+        };
+        out.push_str(mark);
+        out.push(' ');
+        for c in todo.content.chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The current list of a session as the JSON text it was stored with: the `todos` array exactly
+/// as the model sent it, or `None` when the session has no list.
+pub fn current_json(session: &Session) -> Result<Option<String>, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Raw<'a> {
+        #[serde(borrow)]
+        todos: &'a serde_json::value::RawValue,
+    }
+    session
+        .latest(EVENT_KIND)
+        .map(|event| {
+            serde_json::from_str::<Raw<'_>>(event.raw_data.get())
+                .map(|raw| raw.todos.get().to_owned())
+        })
+        .transpose()
+}
+
 fn count(todos: &[Todo], status: TodoStatus) -> usize {
     todos.iter().filter(|todo| todo.status == status).count()
 }
