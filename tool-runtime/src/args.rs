@@ -151,34 +151,45 @@ pub fn parse_args<T: DeserializeOwned>(
     args: &str,
 ) -> Result<T, ToolOutput> {
     serde_json::from_str(args)
-        .map_err(|error| explain::<T>(definition.input_schema(), args, &error))
+        .or_else(|error| reconsider::<T>(definition.input_schema(), args, &error))
 }
 
-fn explain<T: DeserializeOwned>(
+/// The slow path, after the typed parse failed: accepts what the schema accepts after all
+/// (integers written as `2.0`), or explains the failure in the schema's words.
+fn reconsider<T: DeserializeOwned>(
     schema: &Value,
     args: &str,
     error: &serde_json::Error,
-) -> ToolOutput {
+) -> Result<T, ToolOutput> {
     // Whether the JSON itself is malformed is asked of the JSON parser alone: serde_json also
     // classifies some type mismatches as syntax errors (a number where an enum was expected).
-    let value: Value = match serde_json::from_str(args) {
+    let mut value: Value = match serde_json::from_str(args) {
         Ok(value) => value,
-        Err(error) => return malformed(&error),
+        Err(error) => return Err(malformed(&error)),
     };
     if let Some(violation) = check::first_violation(schema, &value) {
-        return invalid(&violation.path, violation.message);
+        return Err(invalid(&violation.path, violation.message));
+    }
+    // JSON Schema counts `2.0` as an integer and serde does not: write those as integers and try
+    // again, so the schema stays exactly what is enforced.
+    if check::coerce_integers(schema, &mut value)
+        && let Ok(parsed) = T::deserialize(&value)
+    {
+        return Ok(parsed);
     }
     // The schema accepts what the types refuse (a hand-written `Deserialize`, say): give the
     // deserializer's own account, at the path of the failing value.
     let mut deserializer = serde_json::Deserializer::from_str(args);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Err(error) => {
-            let path = error.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            invalid(&path, without_position(error.inner()))
-        }
-        Ok(_) => invalid("", without_position(error)),
-    }
+    Err(
+        match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+            Err(error) => {
+                let path = error.path().to_string();
+                let path = if path == "." { String::new() } else { path };
+                invalid(&path, without_position(error.inner()))
+            }
+            Ok(_) => invalid("", without_position(error)),
+        },
+    )
 }
 
 fn invalid(path: &str, message: impl fmt::Display) -> ToolOutput {

@@ -56,6 +56,14 @@ pub enum LoadError {
         /// The service's type name.
         service: &'static str,
     },
+    /// The tool's schema cannot be sent to a model (a recursive argument type).
+    #[error("tool `{tool}` cannot be loaded: {reason}")]
+    Schema {
+        /// The tool's name.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
     /// A tool of this name is loaded already.
     #[error("a tool named `{name}` is already loaded")]
     DuplicateTool {

@@ -88,7 +88,7 @@ pub use event::Event;
 pub use exec::Exec;
 pub use output::{IntoToolOutput, ToolOutput};
 pub use registry::{Call, DEFAULT_MAX_ARGS_BYTES, Tool, ToolCall, ToolFuture, ToolRegistry};
-pub use schema::{Definition, normalize};
+pub use schema::{Definition, Dialect, DialectError, normalize};
 pub use session::{Session, SessionHub, Subscription};
 
 /// Turns a function into a model-facing tool.

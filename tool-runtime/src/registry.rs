@@ -5,12 +5,12 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use crate::ctx::Services;
 use crate::session::Gate;
-use crate::{Definition, Exec, LoadError, ToolOutput, args};
+use crate::{Definition, Dialect, DialectError, Exec, LoadError, ToolOutput, args};
 
 /// The default cap on the size of one call's raw arguments: 1 MiB.
 pub const DEFAULT_MAX_ARGS_BYTES: usize = 1 << 20;
@@ -141,6 +141,8 @@ pub struct ToolRegistry {
     by_name: HashMap<String, usize>,
     pub(crate) services: Services,
     max_args_bytes: usize,
+    /// Every definition in one dialect, as one JSON array, computed once per set of tools.
+    requests: [OnceLock<Result<String, DialectError>>; Dialect::ALL.len()],
 }
 
 impl Default for ToolRegistry {
@@ -150,20 +152,50 @@ impl Default for ToolRegistry {
             by_name: HashMap::new(),
             services: Services::default(),
             max_args_bytes: DEFAULT_MAX_ARGS_BYTES,
+            requests: Default::default(),
         }
     }
 }
 
 impl ToolRegistry {
-    /// Registers a tool. A second tool of the same name is refused.
+    /// Registers a tool. A second tool of the same name is refused, and so is a tool whose
+    /// schema cannot be sent to a model.
     pub fn register(&mut self, tool: impl Tool) -> Result<(), LoadError> {
-        let name = tool.definition().name().to_owned();
+        let definition = tool.definition();
+        let name = definition.name().to_owned();
+        if let Some(reason) = definition.problem() {
+            return Err(LoadError::Schema {
+                tool: name,
+                reason: reason.to_owned(),
+            });
+        }
         if self.by_name.contains_key(&name) {
             return Err(LoadError::DuplicateTool { name });
         }
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(tool));
+        self.requests = Default::default();
         Ok(())
+    }
+
+    /// Every tool's definition in `dialect`, as the JSON array a request carries, computed once
+    /// for the loaded tools: later requests get the same bytes without rendering anything.
+    pub fn definitions_json(&self, dialect: Dialect) -> Result<&str, DialectError> {
+        self.requests[dialect.index()]
+            .get_or_init(|| {
+                let mut out = String::from("[");
+                for (i, definition) in self.definitions().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(definition.json(dialect)?);
+                }
+                out.push(']');
+                Ok(out)
+            })
+            .as_ref()
+            .map(String::as_str)
+            .map_err(Clone::clone)
     }
 
     /// Sets the cap on the size in bytes of one call's raw arguments

@@ -280,10 +280,81 @@ fn is_type(name: &str, value: &Value) -> bool {
         "array" => value.is_array(),
         "object" => value.is_object(),
         "number" => value.is_number(),
-        // A number written with a fraction or an exponent (`1.0`, `1e3`) is not read as an
-        // integer by the argument types, so it is not one here either.
-        "integer" => value.is_i64() || value.is_u64(),
+        // JSON Schema's integers include `1.0` and `1e3`; the parser accepts them too (see
+        // `coerce_integers`).
+        "integer" => is_integer(value),
         _ => true,
+    }
+}
+
+fn is_integer(value: &Value) -> bool {
+    value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|n| n.fract() == 0.0)
+}
+
+/// Rewrites the numbers with a fraction or an exponent that the schema takes as integers
+/// (`2.0`, `1e3`) as plain integers, so the argument types read them. Returns whether it
+/// rewrote any.
+pub(crate) fn coerce_integers(schema: &Value, value: &mut Value) -> bool {
+    let Value::Object(schema) = schema else {
+        return false;
+    };
+    let mut changed = false;
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for branch in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            changed |= coerce_integers(branch, value);
+        }
+    }
+    let wants_integer = match schema.get("type") {
+        Some(Value::String(name)) => name == "integer",
+        Some(Value::Array(names)) => {
+            names.iter().any(|n| n == "integer") && !names.iter().any(|n| n == "number")
+        }
+        _ => false,
+    };
+    match value {
+        Value::Number(number) if wants_integer && !number.is_i64() && !number.is_u64() => {
+            let Some(float) = number.as_f64().filter(|f| f.fract() == 0.0) else {
+                return changed;
+            };
+            // Exactly representable: below 2^53 in magnitude.
+            if float.abs() < 9_007_199_254_740_992.0 {
+                #[allow(clippy::cast_possible_truncation)]
+                let integer = float as i64;
+                *value = Value::from(integer);
+                return true;
+            }
+            changed
+        }
+        Value::Array(items) => {
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            for (index, item) in items.iter_mut().enumerate() {
+                if let Some(item_schema) = prefix
+                    .and_then(|p| p.get(index))
+                    .or_else(|| schema.get("items"))
+                {
+                    changed |= coerce_integers(item_schema, item);
+                }
+            }
+            changed
+        }
+        Value::Object(members) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            for (key, member) in members.iter_mut() {
+                if let Some(member_schema) = properties
+                    .and_then(|p| p.get(key))
+                    .or_else(|| schema.get("additionalProperties"))
+                {
+                    changed |= coerce_integers(member_schema, member);
+                }
+            }
+            changed
+        }
+        _ => changed,
     }
 }
 
@@ -471,11 +542,24 @@ mod tests {
     }
 
     #[test]
-    fn integers_with_a_fraction_are_not_integers() {
+    fn integers_are_json_schema_integers() {
         let schema = json!({"type": "integer"});
+        assert_eq!(violation(schema.clone(), json!(1.0)), None);
+        assert_eq!(violation(schema.clone(), json!(1e3)), None);
         assert_eq!(
-            violation(schema, json!(1.0)),
-            Some(("".into(), "expected an integer, got 1.0".into()))
+            violation(schema, json!(1.5)),
+            Some(("".into(), "expected an integer, got 1.5".into()))
         );
+    }
+
+    #[test]
+    fn integral_floats_are_rewritten_where_the_schema_wants_integers() {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": "integer"}, "x": {"type": "number"},
+            "list": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}}});
+        let mut value = json!({"n": 2.0, "x": 2.0, "list": [1e2, null, 3]});
+        assert!(coerce_integers(&schema, &mut value));
+        assert_eq!(value.to_string(), r#"{"n":2,"x":2.0,"list":[100,null,3]}"#);
+        assert!(!coerce_integers(&schema, &mut value));
     }
 }

@@ -6,20 +6,36 @@
 //! schema object's keys in one fixed order, so its bytes are the same on every request.
 
 pub(crate) mod check;
+mod dialect;
+mod normalize;
+
+pub use dialect::{Dialect, DialectError};
+pub use normalize::normalize;
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use crate::args::ArgSpec;
 
-/// A tool as a model sees it: name, description and input schema.
-#[derive(Clone, Debug, PartialEq)]
+/// A tool as a model sees it: name, description and input schema, and its renderings in each
+/// provider's [`Dialect`], each computed once.
+#[derive(Clone, Debug)]
 pub struct Definition {
     name: Cow<'static, str>,
     description: Cow<'static, str>,
     input_schema: Value,
+    /// Why the schema cannot be sent to a model, if it cannot (a recursive type).
+    problem: Option<String>,
+    rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
+}
+
+#[derive(Clone, Debug)]
+struct Rendered {
+    value: Value,
+    text: String,
 }
 
 impl Definition {
@@ -29,10 +45,21 @@ impl Definition {
         description: impl Into<Cow<'static, str>>,
         input_schema: Value,
     ) -> Self {
+        let input_schema = normalize(input_schema);
+        let problem = input_schema.get("$defs").and_then(Value::as_object).map(|defs| {
+            let names: Vec<&str> = defs.keys().map(String::as_str).collect();
+            format!(
+                "its arguments use the recursive type{} `{}`, which a tool schema cannot inline: give the model a finite shape",
+                if names.len() == 1 { "" } else { "s" },
+                names.join("`, `")
+            )
+        });
         Definition {
             name: name.into(),
             description: description.into(),
-            input_schema: normalize(input_schema),
+            input_schema,
+            problem,
+            rendered: Default::default(),
         }
     }
 
@@ -74,7 +101,8 @@ impl Definition {
         schema.insert("additionalProperties".into(), false.into());
         let definitions = generator.take_definitions(true);
         if !definitions.is_empty() {
-            // Recursive types cannot be inlined; they keep their references.
+            // Recursive types cannot be inlined; they keep their references, and registering
+            // the tool fails (see `problem`).
             schema.insert("$defs".into(), definitions.into());
         }
         Definition::new(name, description, Value::Object(schema))
@@ -95,6 +123,12 @@ impl Definition {
         &self.input_schema
     }
 
+    /// Why this definition cannot be sent to a model, if it cannot. Registering the tool fails
+    /// with it.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
     /// The provider-neutral JSON form: `{"name", "description", "input_schema"}`.
     pub fn to_json(&self) -> Value {
         json!({
@@ -103,96 +137,49 @@ impl Definition {
             "input_schema": self.input_schema,
         })
     }
-}
 
-/// Schema keywords in the order they are written; others follow in alphabetical order.
-const KEY_ORDER: &[&str] = &[
-    "type",
-    "description",
-    "enum",
-    "const",
-    "format",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "items",
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "properties",
-    "required",
-    "additionalProperties",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "not",
-    "default",
-    "examples",
-    "$ref",
-    "$defs",
-];
+    /// The definition in `dialect`, computed once.
+    ///
+    /// ```
+    /// use tool_runtime::{Dialect, Tool, tool};
+    ///
+    /// /// Says hello.
+    /// #[tool]
+    /// fn greet(name: String) -> String {
+    ///     format!("Hello, {name}!")
+    /// }
+    ///
+    /// let openai = Greet.definition().render(Dialect::OpenAi).unwrap();
+    /// assert_eq!(openai["type"], "function");
+    /// assert_eq!(openai["function"]["parameters"]["required"][0], "name");
+    /// ```
+    pub fn render(&self, dialect: Dialect) -> Result<&Value, DialectError> {
+        self.rendered(dialect).map(|rendered| &rendered.value)
+    }
 
-/// Numeric `format`s that are schemars' own, not JSON Schema's; the range they imply is kept
-/// in `minimum`/`maximum`.
-const NUMERIC_FORMATS: &[&str] = &[
-    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
-    "uint64", "uint128", "float", "double",
-];
+    /// The definition in `dialect` as compact JSON text, computed once: the same bytes on every
+    /// request.
+    pub fn json(&self, dialect: Dialect) -> Result<&str, DialectError> {
+        self.rendered(dialect)
+            .map(|rendered| rendered.text.as_str())
+    }
 
-/// Normalizes a schema: see the module docs.
-pub fn normalize(schema: Value) -> Value {
-    match schema {
-        Value::Object(object) => Value::Object(normalize_object(object)),
-        other => other,
+    fn rendered(&self, dialect: Dialect) -> Result<&Rendered, DialectError> {
+        self.rendered[dialect.index()]
+            .get_or_init(|| {
+                let value = dialect::render(self, dialect)?;
+                let text = value.to_string();
+                Ok(Rendered { value, text })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 
-fn normalize_object(mut object: Map<String, Value>) -> Map<String, Value> {
-    object.remove("$schema");
-    object.remove("title");
-    if object
-        .get("format")
-        .and_then(Value::as_str)
-        .is_some_and(|format| NUMERIC_FORMATS.contains(&format))
-    {
-        object.remove("format");
+impl PartialEq for Definition {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.description == other.description
+            && self.input_schema == other.input_schema
     }
-    for (key, value) in &mut object {
-        match key.as_str() {
-            "items" | "additionalProperties" | "not" | "contains" => {
-                *value = normalize(value.take());
-            }
-            "properties" | "$defs" | "patternProperties" => {
-                if let Value::Object(children) = value {
-                    for child in children.values_mut() {
-                        *child = normalize(child.take());
-                    }
-                }
-            }
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                if let Value::Array(children) = value {
-                    for child in children {
-                        *child = normalize(child.take());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut entries: Vec<(String, Value)> = object.into_iter().collect();
-    entries.sort_by(|(a, _), (b, _)| {
-        let rank = |key: &str| {
-            KEY_ORDER
-                .iter()
-                .position(|k| *k == key)
-                .unwrap_or(KEY_ORDER.len())
-        };
-        rank(a).cmp(&rank(b)).then_with(|| a.cmp(b))
-    });
-    entries.into_iter().collect()
 }
