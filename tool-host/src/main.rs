@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tool_runtime::session::{Durability, JsonlLog, OpenMode};
-use tool_runtime::{Agent, Ctx, Exec, LoadError, Session, SessionError};
+use tool_runtime::{Agent, Ctx, Definition, Dialect, Exec, LoadError, Session, SessionError};
 
 /// The reference host for `#[tool]` plugins.
 #[derive(Parser, Debug)]
@@ -25,11 +25,19 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print the tools' definitions (name, description, input schema) as JSON.
+    /// Print the tools' definitions as JSON, in a provider's dialect.
     Schema {
         /// Print only this tool's definition, as one object; without it, an array of all.
         tool: Option<String>,
+        /// The dialect: neutral (`{"name", "description", "input_schema"}`, the normalized
+        /// schema), openai, openai-strict, openai-responses, anthropic, gemini or mcp.
+        #[arg(long, default_value = "neutral", value_parser = parse_dialect)]
+        dialect: Dialect,
     },
+    /// Print the size of each tool's definition in each dialect: bytes of compact JSON, bytes of
+    /// verbatim texts (descriptions) in it, the bytes of structure beyond them, and tokens
+    /// (o200k_base) when built with `--features tokens`.
+    Sizes,
     /// Run one tool call in a fresh agent session and print the model-facing text.
     ///
     /// Exit status: 0 when the call succeeded, 1 when the tool answered with an error, 3 when the
@@ -98,6 +106,7 @@ fn main() -> ExitCode {
 /// What stops a subcommand.
 enum Failure {
     Io(io::Error),
+    Dialect(tool_runtime::DialectError),
     Session(SessionError),
     Data(serde_json::Error),
 }
@@ -106,6 +115,7 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Io(error) => error.fmt(f),
+            Failure::Dialect(error) => error.fmt(f),
             Failure::Session(error) => error.fmt(f),
             Failure::Data(error) => write!(f, "the todo list in the log cannot be read: {error}"),
         }
@@ -115,6 +125,12 @@ impl fmt::Display for Failure {
 impl From<io::Error> for Failure {
     fn from(error: io::Error) -> Self {
         Failure::Io(error)
+    }
+}
+
+impl From<tool_runtime::DialectError> for Failure {
+    fn from(error: tool_runtime::DialectError) -> Self {
+        Failure::Dialect(error)
     }
 }
 
@@ -146,12 +162,20 @@ fn open_session(path: &Path, mode: OpenMode) -> Result<Session, SessionError> {
 fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, Failure> {
     let mut stdout = io::stdout().lock();
     match command {
-        Command::Schema { tool: None } => {
-            let all: Vec<_> = ctx.tools.definitions().map(|d| d.to_json()).collect();
-            writeln!(stdout, "{}", pretty(&serde_json::Value::Array(all)))?;
+        Command::Schema {
+            tool: None,
+            dialect,
+        } => {
+            let all: serde_json::Value =
+                serde_json::from_str(ctx.tools.definitions_json(dialect)?)?;
+            writeln!(stdout, "{}", pretty(&all))?;
         }
-        Command::Schema { tool: Some(name) } => match ctx.tools.get(&name) {
-            Some(tool) => writeln!(stdout, "{}", pretty(&tool.definition().to_json()))?,
+        Command::Sizes => sizes(ctx, &mut stdout)?,
+        Command::Schema {
+            tool: Some(name),
+            dialect,
+        } => match ctx.tools.get(&name) {
+            Some(tool) => writeln!(stdout, "{}", pretty(tool.definition().render(dialect)?))?,
             None => {
                 let available: Vec<_> = ctx.tools.names().collect();
                 eprintln!(
@@ -221,6 +245,85 @@ fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, Failure> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    name.parse()
+}
+
+/// The sizes table: see `Command::Sizes`.
+fn sizes(ctx: &Ctx, out: &mut impl Write) -> Result<(), Failure> {
+    writeln!(
+        out,
+        "{:<16} {:<17} {:>6} {:>6} {:>9} {:>6}",
+        "tool", "dialect", "bytes", "texts", "structure", "tokens"
+    )?;
+    for definition in ctx.tools.definitions() {
+        let texts = verbatim_bytes(definition);
+        for dialect in Dialect::ALL {
+            let json = match definition.json(dialect) {
+                Ok(json) => json,
+                Err(error) => {
+                    writeln!(
+                        out,
+                        "{:<16} {:<17} {error}",
+                        definition.name(),
+                        dialect.name()
+                    )?;
+                    continue;
+                }
+            };
+            writeln!(
+                out,
+                "{:<16} {:<17} {:>6} {:>6} {:>9} {:>6}",
+                definition.name(),
+                dialect.name(),
+                json.len(),
+                texts,
+                json.len() - texts,
+                tokens(json).map_or_else(|| "-".to_owned(), |n| n.to_string())
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of the verbatim texts in a definition: its description and every description in
+/// its schema, as they stand in the JSON.
+fn verbatim_bytes(definition: &Definition) -> usize {
+    fn in_schema(value: &serde_json::Value) -> usize {
+        match value {
+            serde_json::Value::Object(object) => object
+                .iter()
+                .map(|(key, value)| match (key.as_str(), value) {
+                    ("description", serde_json::Value::String(text)) => json_len(text),
+                    _ => in_schema(value),
+                })
+                .sum(),
+            serde_json::Value::Array(items) => items.iter().map(in_schema).sum(),
+            _ => 0,
+        }
+    }
+    json_len(definition.description()) + in_schema(definition.input_schema())
+}
+
+/// The length of a string's JSON escape, without its quotes.
+fn json_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(0, |quoted| quoted.len() - 2)
+}
+
+#[cfg(feature = "tokens")]
+fn tokens(text: &str) -> Option<usize> {
+    Some(
+        tiktoken_rs::o200k_base_singleton()
+            .encode_with_special_tokens(text)
+            .len(),
+    )
+}
+
+#[cfg(not(feature = "tokens"))]
+fn tokens(_: &str) -> Option<usize> {
+    None
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -262,3 +262,57 @@ fn call_on_a_session_another_process_writes_is_refused_naming_the_file() {
     assert_eq!(toolhost(&["replay", path]).status.code(), Some(0));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn schema_prints_each_dialect() {
+    use tool_runtime::{Dialect, Tool};
+    for dialect in Dialect::ALL {
+        let output = toolhost(&["schema", "todo_write", "--dialect", dialect.name()]);
+        assert!(output.status.success());
+        let printed: Value = serde_json::from_str(stdout(&output)).unwrap();
+        assert_eq!(
+            &printed,
+            tool_todo::TodoWrite.definition().render(dialect).unwrap(),
+            "{dialect}"
+        );
+
+        let output = toolhost(&["schema", "--dialect", dialect.name()]);
+        let all: Value = serde_json::from_str(stdout(&output)).unwrap();
+        assert_eq!(all, json!([printed]));
+    }
+    let output = toolhost(&["schema", "--dialect", "cohere"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(
+        "unknown dialect `cohere`; expected one of neutral, openai, openai-strict, openai-responses, anthropic, gemini, mcp"
+    ));
+}
+
+#[test]
+fn sizes_account_for_every_byte_beyond_the_verbatim_texts() {
+    use tool_runtime::{Dialect, Tool};
+    let output = toolhost(&["sizes"]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    let definition = tool_todo::TodoWrite.definition();
+    let verbatim = tool_todo::DESCRIPTION.len()
+        + "The COMPLETE task list, replacing any previous list.".len()
+        + "What the task is — a short imperative line.".len()
+        + "pending (not started) | in_progress (now) | completed (done).".len();
+    for dialect in Dialect::ALL {
+        let bytes = definition.json(dialect).unwrap().len();
+        let row = text
+            .lines()
+            .find(|line| line.split_whitespace().nth(1) == Some(dialect.name()))
+            .unwrap();
+        let numbers: Vec<&str> = row.split_whitespace().skip(2).collect();
+        assert_eq!(
+            numbers[..3],
+            [
+                bytes.to_string(),
+                verbatim.to_string(),
+                (bytes - verbatim).to_string()
+            ],
+            "{row}"
+        );
+    }
+}
