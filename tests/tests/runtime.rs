@@ -105,7 +105,10 @@ fn nested_optional_and_enum_arguments_reach_the_schema_and_the_function() {
                     "description": "The place.",
                     "properties": {
                         "city": {"type": "string", "description": "A city name."},
-                        "altitude": {"type": ["integer", "null"], "description": "Metres above sea level.", "minimum": 0, "maximum": 65535}
+                        "altitude": {"description": "Metres above sea level.", "anyOf": [
+                            {"type": "integer", "minimum": 0, "maximum": 65535},
+                            {"type": "null"}
+                        ]}
                     },
                     "required": ["city"],
                     "additionalProperties": false
@@ -113,7 +116,7 @@ fn nested_optional_and_enum_arguments_reach_the_schema_and_the_function() {
                 "precision": {
                     "description": "How precise.",
                     "anyOf": [
-                        {"description": "How precise to be.", "oneOf": [
+                        {"description": "How precise to be.", "anyOf": [
                             {"type": "string", "description": "Whole degrees.", "const": "low"},
                             {"type": "string", "description": "Tenths of a degree.", "const": "high"}
                         ]},
@@ -165,7 +168,7 @@ fn argument_errors_use_the_schema_words() {
         ),
         (
             r#"{"place": {"city": "Oslo", "altitude": "high"}, "days": 1}"#,
-            r#"place.altitude: expected an integer or null from 0 to 65535, got "high""#,
+            r#"place.altitude: expected an integer from 0 to 65535 or null, got "high""#,
         ),
         (
             r#"{"place": {"city": "Oslo"}, "days": 1, "precision": "max"}"#,
@@ -192,6 +195,26 @@ fn argument_errors_use_the_schema_words() {
             "{args}"
         );
     }
+}
+
+#[test]
+fn integers_written_with_a_fraction_or_exponent_are_integers() {
+    let ctx = ctx();
+    let out = call(
+        &ctx,
+        "weather",
+        r#"{"place": {"city": "Oslo", "altitude": 1e2}, "days": 2.0}"#,
+    );
+    assert_eq!(out, ToolOutput::success("Oslo None 2 Some(100)"));
+    let out = call(
+        &ctx,
+        "weather",
+        r#"{"place": {"city": "Oslo"}, "days": 1e3}"#,
+    );
+    assert_eq!(
+        out,
+        ToolOutput::error("invalid arguments: days: expected an integer from 0 to 255, got 1000.0")
+    );
 }
 
 #[test]
