@@ -5,6 +5,9 @@
 //!   session, or in a persisted one, and prints the exact model-facing text.
 //! - `toolhost replay FILE [--format text|json] [--events]` prints a session log's current todo
 //!   list, or its events.
+//! - `toolhost mcp [--session-dir DIR | --session FILE]` serves the tools over MCP on stdio.
+
+use tool_host::mcp;
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -12,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tool_runtime::session::{Durability, JsonlLog, OpenMode};
+use std::sync::Arc;
+
+use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
 use tool_runtime::{Agent, Ctx, Definition, Dialect, Exec, LoadError, Session, SessionError};
 
 /// The reference host for `#[tool]` plugins.
@@ -54,6 +59,22 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         session: Option<PathBuf>,
     },
+    /// Serve the tools over MCP on standard input and output.
+    ///
+    /// The connection is one agent session, persisted as a JSON Lines file: a new one in the
+    /// session directory, or the one `--session` names. Messages go to standard error.
+    Mcp {
+        /// Where new sessions are kept. Default: `$XDG_STATE_HOME/toolhost/sessions`, or
+        /// `~/.local/state/toolhost/sessions`.
+        #[arg(long, value_name = "DIR")]
+        session_dir: Option<PathBuf>,
+        /// Resume the session persisted in this file (created if absent).
+        #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
+        session: Option<PathBuf>,
+        /// The largest arguments of one call, in bytes; larger ones get an error result.
+        #[arg(long, value_name = "BYTES", default_value_t = tool_runtime::DEFAULT_MAX_ARGS_BYTES)]
+        max_args_bytes: usize,
+    },
     /// Print the current todo list of a session log, or its events.
     ///
     /// A torn last line (an interrupted append) is reported on standard error and skipped; any
@@ -88,7 +109,7 @@ fn load() -> Result<Ctx, LoadError> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let ctx = match load() {
-        Ok(ctx) => ctx,
+        Ok(ctx) => Arc::new(ctx),
         Err(error) => {
             eprintln!("toolhost: {error}");
             return ExitCode::FAILURE;
@@ -106,6 +127,8 @@ fn main() -> ExitCode {
 /// What stops a subcommand.
 enum Failure {
     Io(io::Error),
+    Mcp(String),
+    Load(LoadError),
     Dialect(tool_runtime::DialectError),
     Session(SessionError),
     Data(serde_json::Error),
@@ -115,6 +138,8 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Io(error) => error.fmt(f),
+            Failure::Mcp(error) => error.fmt(f),
+            Failure::Load(error) => error.fmt(f),
             Failure::Dialect(error) => error.fmt(f),
             Failure::Session(error) => error.fmt(f),
             Failure::Data(error) => write!(f, "the todo list in the log cannot be read: {error}"),
@@ -134,6 +159,12 @@ impl From<tool_runtime::DialectError> for Failure {
     }
 }
 
+impl From<LoadError> for Failure {
+    fn from(error: LoadError) -> Self {
+        Failure::Load(error)
+    }
+}
+
 impl From<SessionError> for Failure {
     fn from(error: SessionError) -> Self {
         Failure::Session(error)
@@ -144,6 +175,55 @@ impl From<serde_json::Error> for Failure {
     fn from(error: serde_json::Error) -> Self {
         Failure::Data(error)
     }
+}
+
+/// `toolhost mcp`: one connection on stdio, one persisted agent session.
+fn serve_mcp(
+    ctx: &Arc<Ctx>,
+    session_dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+) -> Result<ExitCode, Failure> {
+    let session = match file {
+        Some(path) => open_session(&path, OpenMode::Write)?,
+        None => {
+            let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
+            let id = new_session_id();
+            eprintln!("toolhost mcp: session {}", dir.path_of(&id)?.display());
+            let (session, _) = dir.open(&id, OpenMode::Write)?;
+            session
+        }
+    };
+    let agent = Agent::new(session.id().to_owned(), session);
+    let server = mcp::McpServer::new(Arc::clone(ctx), agent).map_err(Failure::Mcp)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(server.serve_stdio())
+        .map_err(Failure::Mcp)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `$XDG_STATE_HOME/toolhost/sessions`, else `~/.local/state/toolhost/sessions`, else
+/// `./toolhost-sessions`.
+fn default_session_dir() -> PathBuf {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")));
+    match state {
+        Some(state) => state.join("toolhost/sessions"),
+        None => PathBuf::from("toolhost-sessions"),
+    }
+}
+
+/// A new session id: the time and the process, so two connections never share one.
+fn new_session_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis());
+    format!("mcp-{millis}-{}", std::process::id())
 }
 
 /// Opens the session persisted at `path`, reporting a torn tail on standard error.
@@ -159,9 +239,20 @@ fn open_session(path: &Path, mode: OpenMode) -> Result<Session, SessionError> {
     Session::open(id, log)
 }
 
-fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, Failure> {
+fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
+    if let Command::Mcp {
+        session_dir,
+        session,
+        max_args_bytes,
+    } = command
+    {
+        let mut ctx = load()?;
+        ctx.tools.set_max_args_bytes(max_args_bytes);
+        return serve_mcp(&Arc::new(ctx), session_dir, session);
+    }
     let mut stdout = io::stdout().lock();
     match command {
+        Command::Mcp { .. } => unreachable!("served above"),
         Command::Schema {
             tool: None,
             dialect,
