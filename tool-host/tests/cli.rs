@@ -316,3 +316,78 @@ fn sizes_account_for_every_byte_beyond_the_verbatim_texts() {
         );
     }
 }
+
+#[test]
+fn mcp_over_stdio_resumes_a_session_and_answers_bad_input_without_stopping() {
+    let dir = scratch("mcp");
+    let file = dir.join("agent.jsonl");
+    let path = file.to_str().unwrap();
+    toolhost(&[
+        "call",
+        "todo_write",
+        r#"{"todos": [{"content": "before", "status": "pending"}]}"#,
+        "--session",
+        path,
+    ]);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["mcp", "--session", path])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "this is not JSON",
+        r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"todo_write","arguments":{"todos":[{"content":"after","status":"in_progress"}]}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"todo_write","arguments":{"todos":7}}}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    // Give the server the time to answer before the input closes.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // Standard output is the protocol: every line is a JSON-RPC message.
+    let mut answers = std::collections::HashMap::new();
+    for line in stdout(&output).lines() {
+        let message: Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON-RPC: {line}"));
+        assert_eq!(message["jsonrpc"], "2.0");
+        if let Some(id) = message["id"].as_u64() {
+            answers.insert(id, message);
+        }
+    }
+    assert_eq!(answers[&2]["error"]["code"], -32601);
+    assert_eq!(answers[&3]["result"]["isError"], false);
+    assert_eq!(
+        answers[&3]["result"]["content"][0]["text"],
+        "Updated todo list: 0 pending, 1 in progress, 0 completed"
+    );
+    assert_eq!(answers[&4]["result"]["isError"], true);
+    assert_eq!(
+        answers[&4]["result"]["content"][0]["text"],
+        "Error: invalid arguments: todos: expected an array, got 7"
+    );
+
+    // The resumed session kept its earlier event and has the new one.
+    let output = toolhost(&["replay", path, "--events"]);
+    let kinds: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["seq"].clone())
+        .collect();
+    assert_eq!(kinds, [json!(1), json!(2)]);
+    assert_eq!(stdout(&toolhost(&["replay", path])), "[~] after\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,129 @@
+"""toolhost mcp, driven by the official Python MCP SDK's client.
+
+Run by tool-host/tests/mcp_python.rs with TOOLHOST set to the binary and SPEC_DESCRIPTION_FILE
+to the verbatim description; exits non-zero on the first mismatch.
+"""
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+TOOLHOST = os.environ["TOOLHOST"]
+with open(os.environ["SPEC_DESCRIPTION_FILE"], "rb") as f:
+    DESCRIPTION = f.read().decode("utf-8")
+
+
+def todos(*items):
+    return {"todos": [{"content": c, "status": s} for c, s in items]}
+
+
+# (arguments, expected text, expected isError), texts byte for byte from the spec.
+CASES = [
+    (todos(("Plan", "completed"), ("Build", "in_progress"), ("Ship", "pending")),
+     "Updated todo list: 1 pending, 1 in progress, 1 completed", False),
+    (todos(("a", "pending"), ("  ", "pending")),
+     "Error: invalid todo: `content` must be a non-empty string", True),
+    (todos(("x", "pending"), ("y", "pending"), ("y", "pending"), ("x", "pending")),
+     'Error: invalid todos: duplicate content "y"', True),
+    (todos(("say \"hi\"", "pending"), (" say \"hi\"", "pending")),
+     'Error: invalid todos: duplicate content "say \\"hi\\""', True),
+    (todos(("a", "in_progress"), ("b", "in_progress")),
+     "Error: invalid todos: at most one task may be in_progress, got 2", True),
+    ({"todos": [{"content": "a", "status": "done"}]},
+     'Error: invalid arguments: todos[0].status: expected one of "pending", "in_progress", '
+     '"completed", got "done"', True),
+    ({"todos": [{"content": "a"}]}, 'Error: invalid arguments: todos[0]: missing field "status"', True),
+    ({}, 'Error: invalid arguments: missing field "todos"', True),
+    ({"todos": [], "session": "other"},
+     'Error: invalid arguments: unknown field "session", expected "todos"', True),
+    ({"todos": "x" * 70000},
+     "Error: invalid arguments: 70012 bytes is more than the limit of 65536 bytes", True),
+    (todos(), "Updated todo list: 0 pending, 0 in progress, 0 completed", False),
+]
+
+
+def text_of(result):
+    assert len(result.content) == 1, result
+    assert result.content[0].type == "text", result
+    return result.content[0].text
+
+
+async def connect_and_run(session_dir, writes):
+    params = StdioServerParameters(
+        command=TOOLHOST,
+        args=["mcp", "--session-dir", session_dir, "--max-args-bytes", "65536"],
+    )
+    with open(os.devnull, "w") as devnull:
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await writes(session)
+
+
+async def check_protocol(session):
+    listed = await session.list_tools()
+    assert [t.name for t in listed.tools] == ["todo_write"], listed
+    tool = listed.tools[0]
+    assert tool.description == DESCRIPTION, "description differs from the spec"
+    schema = tool.input_schema
+    assert schema["type"] == "object" and schema["required"] == ["todos"], schema
+    assert schema["properties"]["todos"]["description"] == \
+        "The COMPLETE task list, replacing any previous list."
+    items = schema["properties"]["todos"]["items"]
+    assert items["properties"]["content"]["description"] == \
+        "What the task is \u2014 a short imperative line."
+    assert items["properties"]["status"]["enum"] == ["pending", "in_progress", "completed"]
+
+    for args, text, is_error in CASES:
+        result = await session.call_tool("todo_write", args)
+        got = text_of(result)
+        assert got == text, f"{args!r:.80}: {got!r} != {text!r}"
+        assert bool(result.is_error) == is_error, f"{args!r:.80}: isError {result.is_error}"
+
+    result = await session.call_tool("todo_writ", {})
+    assert result.is_error and text_of(result) == \
+        'Error: unknown tool "todo_writ"; available tools: todo_write', result
+
+    # The server is still serving, and the last accepted list is ours.
+    result = await session.call_tool("todo_write", todos(("mine", "in_progress")))
+    assert text_of(result) == "Updated todo list: 0 pending, 1 in progress, 0 completed"
+
+
+async def write_one(content):
+    async def writes(session):
+        result = await session.call_tool("todo_write", todos((content, "pending")))
+        assert not result.is_error, result
+    return writes
+
+
+def current_lists(session_dir):
+    lists = {}
+    for name in sorted(os.listdir(session_dir)):
+        with open(os.path.join(session_dir, name), encoding="utf-8") as f:
+            events = [json.loads(line) for line in f.read().splitlines()[1:]]
+        writes = [e for e in events if e["kind"] == "todo/write"]
+        lists[name] = writes[-1]["data"]["todos"] if writes else None
+    return lists
+
+
+async def main():
+    with tempfile.TemporaryDirectory() as session_dir:
+        await connect_and_run(session_dir, check_protocol)
+        lists = current_lists(session_dir)
+        assert list(lists.values()) == [[{"content": "mine", "status": "in_progress"}]], lists
+
+    # Two connections are two sessions: neither sees the other's list.
+    with tempfile.TemporaryDirectory() as session_dir:
+        await connect_and_run(session_dir, await write_one("first client"))
+        await connect_and_run(session_dir, await write_one("second client"))
+        lists = sorted(l[0]["content"] for l in current_lists(session_dir).values())
+        assert lists == ["first client", "second client"], lists
+    print("python mcp client: all checks passed")
+
+
+asyncio.run(main())
