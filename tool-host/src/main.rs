@@ -10,7 +10,7 @@
 use tool_host::mcp;
 
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -82,8 +82,8 @@ enum Command {
     Replay {
         /// The session's JSON Lines file.
         file: PathBuf,
-        /// `text`: one line per todo; `json`: the `todos` array as the model sent it (`null` when
-        /// the session has no list).
+        /// `text`: the checklist; `json`: the `todos` array as the model sent it (`null` when the
+        /// session has no list).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Print every event as JSON Lines instead.
@@ -299,7 +299,10 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
                         writeln!(stdout, "{}", todos.as_deref().unwrap_or("null"))?;
                     }
                     Format::Text => match tool_todo::current(&session)? {
-                        Some(todos) => write!(stdout, "{}", tool_todo::plain_list(&todos))?,
+                        Some(todos) => {
+                            let style = stdout_style();
+                            write!(stdout, "{}", tool_todo::checklist(&todos, &style))?;
+                        }
                         None => writeln!(stdout, "(no todo list)")?,
                     },
                 }
@@ -336,6 +339,13 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The checklist style for standard output: colour and the terminal's width on a terminal only.
+fn stdout_style() -> tool_todo::ChecklistStyle {
+    let is_terminal = io::stdout().is_terminal();
+    let width = terminal_size::terminal_size().map(|(terminal_size::Width(w), _)| usize::from(w));
+    tool_todo::ChecklistStyle::for_output(is_terminal, width)
 }
 
 fn parse_dialect(name: &str) -> Result<Dialect, String> {

@@ -8,6 +8,9 @@ use serde_json::{Value, json};
 fn toolhost(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolhost"))
         .args(args)
+        .env("LANG", "C.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
         .output()
         .expect("toolhost runs")
 }
@@ -166,7 +169,10 @@ fn call_with_a_session_file_persists_and_replay_prints_the_current_list() {
 
     let output = toolhost(&["replay", file]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(stdout(&output), "[x] Plan\n[~] Build \\u{1b}[2J\n");
+    assert_eq!(
+        stdout(&output),
+        "Todos: 1/2 done\n  ✓ Plan\n  ▶ Build \\u{1b}[2J\n"
+    );
 
     let output = toolhost(&["replay", file, "--format", "json"]);
     assert_eq!(
@@ -217,7 +223,7 @@ fn replay_warns_of_a_torn_tail_and_fails_on_earlier_damage() {
 
     let output = toolhost(&["replay", path]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(stdout(&output), "[ ] a\n");
+    assert_eq!(stdout(&output), "Todos: 0/1 done\n  ○ a\n");
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         format!(
@@ -388,6 +394,9 @@ fn mcp_over_stdio_resumes_a_session_and_answers_bad_input_without_stopping() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["seq"].clone())
         .collect();
     assert_eq!(kinds, [json!(1), json!(2)]);
-    assert_eq!(stdout(&toolhost(&["replay", path])), "[~] after\n");
+    assert_eq!(
+        stdout(&toolhost(&["replay", path])),
+        "Todos: 0/1 done\n  ▶ after\n"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

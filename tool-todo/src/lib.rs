@@ -22,11 +22,15 @@
 //! assert_eq!(list, [Todo::new("Write the parser", TodoStatus::InProgress)]);
 //! ```
 
+mod checklist;
+
 use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_runtime::{Agent, Session, ToolError, tool};
+
+pub use checklist::{ChecklistStyle, checklist, neutralize};
 
 /// The tool's name.
 pub const NAME: &str = "todo_write";
@@ -135,37 +139,6 @@ pub fn summary(todos: &[Todo]) -> String {
         count(todos, TodoStatus::InProgress),
         count(todos, TodoStatus::Completed)
     )
-}
-
-/// A plain listing of a list, one line per todo in list order: `[ ]` pending, `[~]` in
-/// progress, `[x]` completed, then the content. Control characters in the content (model
-/// output) are written as escapes, so a todo stays on its line and cannot drive the terminal.
-///
-/// ```
-/// use tool_todo::{Todo, TodoStatus, plain_list};
-/// let list = [Todo::new("Plan", TodoStatus::Completed), Todo::new("Build\n\u{1b}[2J", TodoStatus::InProgress)];
-/// assert_eq!(plain_list(&list), "[x] Plan\n[~] Build\\n\\u{1b}[2J\n");
-/// ```
-pub fn plain_list(todos: &[Todo]) -> String {
-    let mut out = String::new();
-    for todo in todos {
-        let mark = match todo.status {
-            TodoStatus::Pending => "[ ]",
-            TodoStatus::InProgress => "[~]",
-            TodoStatus::Completed => "[x]",
-        };
-        out.push_str(mark);
-        out.push(' ');
-        for c in todo.content.chars() {
-            if c.is_control() {
-                out.extend(c.escape_default());
-            } else {
-                out.push(c);
-            }
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// The current list of a session as the JSON text it was stored with: the `todos` array exactly
