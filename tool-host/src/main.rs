@@ -59,6 +59,15 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         session: Option<PathBuf>,
     },
+    /// Type tool calls and watch the todo list change: a readline REPL on a session.
+    Repl {
+        /// Where the new session is kept. Default: as for `mcp`.
+        #[arg(long, value_name = "DIR")]
+        session_dir: Option<PathBuf>,
+        /// Work on the session persisted in this file (created if absent).
+        #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
+        session: Option<PathBuf>,
+    },
     /// Serve the tools over MCP on standard input and output.
     ///
     /// The connection is one agent session, persisted as a JSON Lines file: a new one in the
@@ -183,16 +192,8 @@ fn serve_mcp(
     session_dir: Option<PathBuf>,
     file: Option<PathBuf>,
 ) -> Result<ExitCode, Failure> {
-    let session = match file {
-        Some(path) => open_session(&path, OpenMode::Write)?,
-        None => {
-            let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
-            let id = new_session_id();
-            eprintln!("toolhost mcp: session {}", dir.path_of(&id)?.display());
-            let (session, _) = dir.open(&id, OpenMode::Write)?;
-            session
-        }
-    };
+    let (session, path) = open_or_create(session_dir, file, "mcp")?;
+    eprintln!("toolhost mcp: session {}", path.display());
     let agent = Agent::new(session.id().to_owned(), session);
     let server = mcp::McpServer::new(Arc::clone(ctx), agent).map_err(Failure::Mcp)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -203,6 +204,25 @@ fn serve_mcp(
         .block_on(server.serve_stdio())
         .map_err(Failure::Mcp)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The session in `file`, or a new one (its id starting with `prefix`) in the session directory;
+/// with the file's path.
+fn open_or_create(
+    session_dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+    prefix: &str,
+) -> Result<(Session, PathBuf), Failure> {
+    match file {
+        Some(path) => Ok((open_session(&path, OpenMode::Write)?, path)),
+        None => {
+            let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
+            let id = new_session_id(prefix);
+            let path = dir.path_of(&id)?;
+            let (session, _) = dir.open(&id, OpenMode::Write)?;
+            Ok((session, path))
+        }
+    }
 }
 
 /// `$XDG_STATE_HOME/toolhost/sessions`, else `~/.local/state/toolhost/sessions`, else
@@ -219,11 +239,11 @@ fn default_session_dir() -> PathBuf {
 }
 
 /// A new session id: the time and the process, so two connections never share one.
-fn new_session_id() -> String {
+fn new_session_id(prefix: &str) -> String {
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_millis());
-    format!("mcp-{millis}-{}", std::process::id())
+    format!("{prefix}-{millis}-{}", std::process::id())
 }
 
 /// Opens the session persisted at `path`, reporting a torn tail on standard error.
@@ -250,9 +270,22 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
         ctx.tools.set_max_args_bytes(max_args_bytes);
         return serve_mcp(&Arc::new(ctx), session_dir, session);
     }
+    if let Command::Repl {
+        session_dir,
+        session,
+    } = command
+    {
+        let (session, path) = open_or_create(session_dir, session, "repl")?;
+        let agent = Agent::new(session.id().to_owned(), session);
+        let history = default_session_dir()
+            .parent()
+            .map(|state| state.join("repl-history"));
+        tool_host::repl::run(ctx, &agent, &path, history.as_deref())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut stdout = io::stdout().lock();
     match command {
-        Command::Mcp { .. } => unreachable!("served above"),
+        Command::Mcp { .. } | Command::Repl { .. } => unreachable!("run above"),
         Command::Schema {
             tool: None,
             dialect,

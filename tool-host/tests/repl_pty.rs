@@ -1,0 +1,160 @@
+//! `toolhost repl` as a person uses it: the real binary in a pseudo-terminal, typed at, with the
+//! screen it shows read back through a terminal emulator (vt100).
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+struct Terminal {
+    parser: vt100::Parser,
+    bytes: mpsc::Receiver<Vec<u8>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Terminal {
+    fn start(args: &[&str]) -> Terminal {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 50,
+                cols: 100,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_toolhost"));
+        command.args(args);
+        command.env("TERM", "xterm-256color");
+        command.env("LANG", "C.UTF-8");
+        command.env_remove("NO_COLOR");
+        command.env(
+            "XDG_STATE_HOME",
+            std::env::temp_dir().join(format!("repl-state-{}", std::process::id())),
+        );
+        let child = pair.slave.spawn_command(command).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let (tx, bytes) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _master = pair.master;
+            let mut buffer = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buffer) {
+                if n == 0 || tx.send(buffer[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Terminal {
+            parser: vt100::Parser::new(
+                std::num::NonZeroU16::new(50).unwrap(),
+                std::num::NonZeroU16::new(100).unwrap(),
+                0,
+            ),
+            bytes,
+            writer,
+            child,
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.screen().contents()
+    }
+
+    /// Waits until the screen shows `text`.
+    fn wait_for(&mut self, text: &str) {
+        self.wait_for_times(text, 1);
+    }
+
+    /// Waits until the screen shows `text` at least `times` times.
+    fn wait_for_times(&mut self, text: &str, times: usize) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.screen().matches(text).count() < times {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "the screen never showed {text:?}:\n{}",
+                self.screen()
+            );
+            if let Ok(bytes) = self
+                .bytes
+                .recv_timeout(left.min(Duration::from_millis(100)))
+            {
+                self.parser.process(&bytes);
+            }
+        }
+    }
+
+    fn type_line(&mut self, line: &str) {
+        self.writer.write_all(line.as_bytes()).unwrap();
+        self.writer.write_all(b"\r").unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn press(&mut self, key: &[u8]) {
+        self.writer.write_all(key).unwrap();
+        self.writer.flush().unwrap();
+    }
+}
+
+#[test]
+fn a_person_types_calls_and_watches_the_checklist() {
+    let dir = std::env::temp_dir().join(format!("repl-pty-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("person.jsonl");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut term = Terminal::start(&["repl", "--session", file.to_str().unwrap()]);
+    term.wait_for(&format!("toolhost repl: session {}", file.display()));
+    term.wait_for("toolhost> ");
+
+    // A call over two lines, with hostile content in it.
+    term.type_line(r#"todo_write {"todos": ["#);
+    term.wait_for("...> ");
+    term.type_line(r#"{"content": "Plan", "status": "completed"}, {"content": "Wipe\u001b[2J\u001b[H it", "status": "in_progress"}, {"content": "Ship", "status": "pending"}]}"#);
+    term.wait_for("Updated todo list: 1 pending, 1 in progress, 1 completed");
+    term.wait_for("Todos: 1/3 done");
+    let screen = term.screen();
+    assert!(screen.contains("✓ Plan"), "{screen}");
+    assert!(screen.contains("▶ Wipe\\u{1b}[2J\\u{1b}[H it"), "{screen}");
+    assert!(screen.contains("○ Ship"), "{screen}");
+    // The hostile content cleared nothing: the greeting is still on the screen.
+    assert!(screen.contains("toolhost repl: session"), "{screen}");
+    // The in-progress todo is highlighted (bold), on a terminal with colour.
+    let row = screen
+        .lines()
+        .position(|line| line.contains("▶ Wipe"))
+        .unwrap();
+    let cell = term.parser.screen().cell(row as u16, 4).unwrap();
+    assert!(cell.bold(), "the in-progress line is not highlighted");
+
+    // An error the model would see, verbatim.
+    term.type_line(r#"todo_write {"todos": [{"content": "a", "status": "done"}]}"#);
+    term.wait_for(
+        r#"todos[0].status: expected one of "pending", "in_progress", "completed", got "done""#,
+    );
+
+    // Ctrl-C drops a half-typed call.
+    term.type_line(r#"todo_write {"todos": ["#);
+    term.wait_for_times("...> ", 2);
+    term.press(b"\x03");
+    term.wait_for("(input dropped)");
+    term.wait_for_times("toolhost> ", 4);
+
+    term.type_line("tools");
+    term.wait_for("todo_write  Record and update a structured task list");
+    term.wait_for_times("toolhost> ", 5);
+    term.type_line("list");
+    term.wait_for_times("Todos: 1/3 done", 2);
+
+    // Ctrl-D leaves.
+    term.press(b"\x04");
+    let status = term.child.wait().unwrap();
+    assert!(status.success());
+
+    // The session kept the accepted call only.
+    let log = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
