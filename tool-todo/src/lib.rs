@@ -22,6 +22,8 @@
 //! assert_eq!(list, [Todo::new("Write the parser", TodoStatus::InProgress)]);
 //! ```
 
+#[cfg(feature = "acp")]
+pub mod acp;
 mod checklist;
 
 use std::collections::HashSet;
