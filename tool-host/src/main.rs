@@ -92,7 +92,8 @@ enum Command {
         /// The session's JSON Lines file.
         file: PathBuf,
         /// `text`: the checklist; `json`: the `todos` array as the model sent it (`null` when the
-        /// session has no list).
+        /// session has no list); `acp`: the ACP `session/update` notification of the list as a
+        /// plan.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Print every event as JSON Lines instead.
@@ -106,6 +107,8 @@ enum Command {
 enum Format {
     Text,
     Json,
+    /// The ACP `session/update` notification showing the list as the session's plan.
+    Acp,
 }
 
 /// Loads the plugins this host serves.
@@ -331,6 +334,19 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
                         let todos = tool_todo::current_json(&session)?;
                         writeln!(stdout, "{}", todos.as_deref().unwrap_or("null"))?;
                     }
+                    Format::Acp => match tool_todo::current(&session)? {
+                        Some(todos) => {
+                            let notification =
+                                tool_todo::acp::plan_notification(session.id().to_owned(), &todos);
+                            let message = serde_json::json!({
+                                "jsonrpc": "2.0",
+                                "method": "session/update",
+                                "params": notification,
+                            });
+                            writeln!(stdout, "{message}")?;
+                        }
+                        None => eprintln!("toolhost: the session has no todo list"),
+                    },
                     Format::Text => match tool_todo::current(&session)? {
                         Some(todos) => {
                             let style = stdout_style();
