@@ -1,5 +1,7 @@
 //! A log kept in memory, for tests and for sessions that need not outlive the process.
 
+use std::sync::Arc;
+
 use crate::SessionError;
 use crate::event::Event;
 use crate::session::{Ack, Log};
@@ -7,7 +9,7 @@ use crate::session::{Ack, Log};
 /// A [`Log`] that keeps every event in memory. Nothing survives the process.
 #[derive(Debug, Default)]
 pub struct MemoryLog {
-    events: Vec<Event>,
+    events: Vec<Arc<Event>>,
 }
 
 impl MemoryLog {
@@ -18,14 +20,17 @@ impl MemoryLog {
 }
 
 impl Log for MemoryLog {
-    fn append(&mut self, event: &Event) -> Result<Ack, SessionError> {
-        self.events.push(event.clone());
+    fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
+        self.events.push(Arc::clone(event));
         Ok(Ack::durable())
     }
 
     fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError> {
         let start = self.events.partition_point(|event| event.seq < seq);
-        self.events[start..].iter().cloned().for_each(visit);
+        self.events[start..]
+            .iter()
+            .map(|event| Event::clone(event))
+            .for_each(visit);
         Ok(())
     }
 }

@@ -56,7 +56,7 @@ const LIVE_CAPACITY: usize = 1024;
 /// seqs are assigned by the session, from 1 and without gaps. A backend need not know any tool.
 pub trait Log: Send + 'static {
     /// Keeps one event.
-    fn append(&mut self, event: &Event) -> Result<Ack, SessionError>;
+    fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError>;
 
     /// Calls `visit` with every kept event whose seq is `seq` or later, in seq order.
     fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError>;
@@ -223,11 +223,15 @@ impl Session {
         let (seq, ack) = {
             let mut state = self.lock();
             let seq = state.next_seq;
-            let event = Event::new(seq, kind, raw_data, now());
+            let event = Arc::new(Event::new(seq, kind, raw_data, now()));
             let ack = state.log.append(&event)?;
             state.next_seq = seq + 1;
-            let event = Arc::new(event);
-            state.latest.insert(event.kind.clone(), Arc::clone(&event));
+            match state.latest.get_mut(kind) {
+                Some(latest) => *latest = Arc::clone(&event),
+                None => {
+                    state.latest.insert(kind.to_owned(), Arc::clone(&event));
+                }
+            }
             if let Some(hub) = &self.shared.hub {
                 hub.publish(&self.shared.id, &event);
             }

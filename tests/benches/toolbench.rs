@@ -1,0 +1,307 @@
+//! Benchmarks, each figure next to a floor measured in the same run, as a ratio.
+//!
+//! Run with `cargo bench -p tests --bench toolbench` (add a filter word to run some: `dispatch`,
+//! `append`, `replay`, `definitions`). Each figure is the median of 15 samples, each sample
+//! running the body for about 40 ms; the machine and results go into BENCHMARKS.md.
+
+use std::fs::{File, OpenOptions};
+use std::hint::black_box;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::json;
+use tool_runtime::session::{Durability, GroupSync, JsonlLog, OpenMode};
+use tool_runtime::{Agent, Ctx, Dialect, Exec, Session};
+use tool_todo::TodoWrite;
+
+const SAMPLES: usize = 15;
+const SAMPLE_TIME: Duration = Duration::from_millis(40);
+
+/// Median time of one run of `body`, in nanoseconds.
+fn measure(mut body: impl FnMut()) -> f64 {
+    // Warm up, and find how many runs fill a sample.
+    let mut iterations = 1u64;
+    loop {
+        let start = Instant::now();
+        for _ in 0..iterations {
+            body();
+        }
+        if start.elapsed() >= SAMPLE_TIME / 4 || iterations > 1 << 30 {
+            break;
+        }
+        iterations *= 2;
+    }
+    let iterations = iterations * 4;
+    let mut samples: Vec<f64> = (0..SAMPLES)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..iterations {
+                body();
+            }
+            start.elapsed().as_nanos() as f64 / iterations as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[SAMPLES / 2]
+}
+
+fn report(name: &str, ns: f64, floor: f64) {
+    println!(
+        "{name:<46} {:>12}  floor {:>12}  ratio {:>5.2}",
+        human(ns),
+        human(floor),
+        ns / floor
+    );
+}
+
+fn human(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+fn todo_args(n: usize) -> String {
+    let todos: Vec<_> = (0..n)
+        .map(|i| {
+            let status = match i % 3 {
+                0 => "completed",
+                1 if i == 1 => "in_progress",
+                _ => "pending",
+            };
+            json!({"content": format!("Step {i}: write the part of the parser that reads item {i}"), "status": status})
+        })
+        .collect();
+    json!({ "todos": todos }).to_string()
+}
+
+/// The floor: the same arguments into plain typed structs, checked by hand, and the list kept.
+mod floor {
+    use super::*;
+
+    #[derive(Deserialize)]
+    pub struct Args {
+        pub todos: Vec<Todo>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Todo {
+        pub content: String,
+        pub status: Status,
+    }
+
+    #[derive(Deserialize, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Status {
+        Pending,
+        InProgress,
+        Completed,
+    }
+
+    pub fn call(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
+        let Ok(args) = serde_json::from_str::<Args>(args) else {
+            return false;
+        };
+        if args.todos.iter().any(|t| t.content.trim().is_empty()) {
+            return false;
+        }
+        let mut seen = std::collections::HashSet::with_capacity(args.todos.len());
+        if !args.todos.iter().all(|t| seen.insert(t.content.trim())) {
+            return false;
+        }
+        if args
+            .todos
+            .iter()
+            .filter(|t| t.status == Status::InProgress)
+            .count()
+            > 1
+        {
+            return false;
+        }
+        kept.push(args.todos);
+        true
+    }
+}
+
+fn wanted(filter: &Option<String>, group: &str) -> bool {
+    filter.as_deref().is_none_or(|f| group.contains(f))
+}
+
+fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    println!(
+        "{:<46} {:>12}  {:>18}  {:>11}",
+        "benchmark", "median", "", ""
+    );
+
+    let mut ctx = Ctx::new();
+    ctx.plugin::<TodoWrite>().unwrap();
+
+    if wanted(&filter, "dispatch") {
+        for n in [3, 20, 200] {
+            let args = todo_args(n);
+            let session = Session::in_memory();
+            let exec = Exec::for_agent(Agent::new("bench", session));
+            let ours = measure(|| {
+                let out = ctx.tools.call("todo_write", &exec, black_box(&args)).wait();
+                assert!(!out.is_error);
+            });
+            let mut kept = Vec::new();
+            let floor = measure(|| assert!(floor::call(black_box(&args), &mut kept)));
+            report(&format!("dispatch todo_write, {n} todos"), ours, floor);
+        }
+        let mut kept = Vec::new();
+        let args = todo_args(20);
+        let floor = measure(|| assert!(floor::call(black_box(&args), &mut kept)));
+        let exec = Exec::for_agent(Agent::new("bench", Session::in_memory()));
+        let bad_status = args.replacen("\"pending\"", "\"done\"", 1);
+        let schema_error = measure(|| {
+            assert!(
+                ctx.tools
+                    .call("todo_write", &exec, black_box(&bad_status))
+                    .wait()
+                    .is_error
+            )
+        });
+        report("dispatch, schema error (20 todos)", schema_error, floor);
+        let duplicate = args
+            .replacen("item 2\"", "item 0\"", 1)
+            .replacen("Step 2:", "Step 0:", 1);
+        let duplicate_error = measure(|| {
+            assert!(
+                ctx.tools
+                    .call("todo_write", &exec, black_box(&duplicate))
+                    .wait()
+                    .is_error
+            )
+        });
+        report(
+            "dispatch, duplicate error (20 todos)",
+            duplicate_error,
+            floor,
+        );
+    }
+
+    if wanted(&filter, "append") {
+        let dir = std::env::temp_dir().join(format!("toolbench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let args = todo_args(20);
+        // The bytes one append writes, for the floor.
+        let line = {
+            let session = Session::in_memory();
+            let exec = Exec::for_agent(Agent::new("b", session.clone()));
+            ctx.tools.call("todo_write", &exec, &args).wait();
+            let event = session.latest("todo/write").unwrap();
+            let mut line = serde_json::to_vec(&*event).unwrap();
+            line.push(b'\n');
+            line
+        };
+        for (name, durability, sync) in [
+            ("flush", Durability::Flush, false),
+            ("fsync", Durability::Fsync, true),
+            ("group", Durability::Group(GroupSync::new()), true),
+        ] {
+            let path = dir.join(format!("{name}.jsonl"));
+            let _ = std::fs::remove_file(&path);
+            let log = JsonlLog::open(&path, OpenMode::Write, durability).unwrap();
+            let session = Session::open("b", log).unwrap();
+            let exec = Exec::for_agent(Agent::new("b", session));
+            let ours =
+                measure(|| assert!(!ctx.tools.call("todo_write", &exec, &args).wait().is_error));
+            let floor_path = dir.join(format!("{name}.floor"));
+            let file: File = OpenOptions::new()
+                .create(true)
+                .truncate(true)
+                .read(true)
+                .write(true)
+                .open(&floor_path)
+                .unwrap();
+            let mut offset = 0u64;
+            let floor = measure(|| {
+                file.write_all_at(&line, offset).unwrap();
+                offset += line.len() as u64;
+                if sync {
+                    file.sync_data().unwrap();
+                }
+            });
+            report(
+                &format!("append todo_write (20 todos), {name}"),
+                ours,
+                floor,
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    if wanted(&filter, "replay") {
+        let dir = std::env::temp_dir().join(format!("toolbench-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("long.jsonl");
+        {
+            let log = JsonlLog::open(&path, OpenMode::Write, Durability::Flush).unwrap();
+            let session = Session::open("long", log).unwrap();
+            let exec = Exec::for_agent(Agent::new("long", session.clone()));
+            let todos = todo_args(20);
+            for i in 0..100_000u32 {
+                if i % 10 == 0 {
+                    ctx.tools.call("todo_write", &exec, &todos).wait();
+                } else {
+                    session
+                        .append(
+                            if i % 2 == 0 {
+                                "message/user"
+                            } else {
+                                "tool/result"
+                            },
+                            &json!({"text": format!("event {i} of the log"), "n": i}),
+                        )
+                        .unwrap();
+                }
+            }
+        }
+        let size = std::fs::metadata(&path).unwrap().len();
+        let ours = measure(|| {
+            let log = JsonlLog::open(&path, OpenMode::Read, Durability::Flush).unwrap();
+            let session = Session::open("long", log).unwrap();
+            let list = tool_todo::current(&session).unwrap().unwrap();
+            assert_eq!(list.len(), 20);
+        });
+        let floor = measure(|| {
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(bytes.split(|b| *b == b'\n').count(), 100_002);
+        });
+        report(
+            &format!("replay 100,000 events ({:.1} MB)", size as f64 / 1e6),
+            ours,
+            floor,
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    if wanted(&filter, "definitions") {
+        for dialect in [Dialect::OpenAi, Dialect::Anthropic, Dialect::Gemini] {
+            let expected = ctx.tools.definitions_json(dialect).unwrap().to_owned();
+            let ours = measure(|| {
+                let mut request = String::with_capacity(expected.len());
+                request.push_str(ctx.tools.definitions_json(dialect).unwrap());
+                black_box(request);
+            });
+            let floor = measure(|| {
+                let mut request = String::with_capacity(expected.len());
+                request.push_str(black_box(&expected));
+                black_box(request);
+            });
+            report(
+                &format!("definitions for a request, {dialect}"),
+                ours,
+                floor,
+            );
+        }
+    }
+    std::io::stdout().flush().unwrap();
+}
