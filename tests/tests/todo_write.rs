@@ -385,8 +385,12 @@ fn lists_belong_to_the_calling_agent_only() {
 #[test]
 fn the_function_is_callable_directly() {
     let agent = Agent::new("direct", Session::in_memory());
-    let text =
-        tool_todo::todo_write(agent.clone(), vec![Todo::new("a", TodoStatus::Pending)]).unwrap();
+    let text = tool_todo::todo_write(
+        agent.clone(),
+        None,
+        vec![Todo::new("a", TodoStatus::Pending)],
+    )
+    .unwrap();
     assert_eq!(
         text,
         "Updated todo list: 1 pending, 0 in progress, 0 completed"

@@ -29,7 +29,7 @@ pub(crate) struct Param {
 }
 
 pub(crate) enum Kind {
-    /// Filled by the call or the host: `&Exec`, `Agent`, `Option<Agent>`.
+    /// Filled by the call or the host: `&Exec`, `Agent`, `Option<Agent>`, `Option<Service<T>>`.
     Context,
     /// A host service, `Service<T>`, with its `T`.
     Service(Box<Type>),
@@ -156,6 +156,10 @@ fn classify(ty: &Type) -> Kind {
         _ if last_ident_is(ty, "Agent") => Kind::Context,
         _ => match single_type_arg(ty) {
             Some(("Option", inner)) if last_ident_is(inner, "Agent") => Kind::Context,
+            // A service the tool can do without: resolved per call, not injected.
+            Some(("Option", inner)) if matches!(single_type_arg(inner), Some(("Service", _))) => {
+                Kind::Context
+            }
             Some(("Service", inner)) => Kind::Service(Box::new(inner.clone())),
             _ => Kind::Model,
         },

@@ -6,11 +6,12 @@ use crate::{Agent, Call, Exec, Service, ToolOutput};
 /// model's arguments, and never appears in the schema.
 ///
 /// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
-/// rejected), `Option<Agent>`, and `Service<T>` (a host service). Resolution fails with a value,
-/// never a panic.
+/// rejected), `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
+/// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
+/// host provides none). Resolution fails with a value, never a panic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter of a #[tool] function",
-    note = "context parameters are `&Exec`, `Agent`, `Option<Agent>` and `Service<T>`, spelled that way; every other parameter is a model argument"
+    note = "context parameters are `&Exec`, `Agent`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized {
     /// Resolves the parameter for this call.
@@ -49,5 +50,11 @@ impl<'a, T: Send + Sync + 'static> FromCall<'a> for Service<T> {
                 std::any::type_name::<T>()
             ))
         })
+    }
+}
+
+impl<'a, T: Send + Sync + 'static> FromCall<'a> for Option<Service<T>> {
+    fn from_call(call: &Call<'a>) -> Result<Self, ToolOutput> {
+        Ok(call.services.get::<T>())
     }
 }

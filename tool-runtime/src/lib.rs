@@ -124,8 +124,9 @@ pub use session::{Session, SessionHub, Subscription};
 /// Parameters of these types are **context parameters**, filled by the host for each call and
 /// never part of the schema: `&Exec` (the call's context), `Agent` (the owning agent; a call
 /// without one is rejected with `Error: <tool> requires an owning agent session`),
-/// `Option<Agent>`, and `Service<T>` (a host service, which the tool's plugin then injects). They
-/// are recognized by how they are spelled, so a type alias of one is read as a model argument and
+/// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin then injects) and
+/// `Option<Service<T>>` (a host service the tool can do without). They are recognized by how they
+/// are spelled, so a type alias of one is read as a model argument and
 /// refused at compile time.
 ///
 /// Every other parameter is a **model argument**: one property of the input schema, named after

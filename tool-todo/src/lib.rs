@@ -30,7 +30,7 @@ use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_runtime::{Agent, Session, ToolError, tool};
+use tool_runtime::{Agent, Service, Session, ToolError, tool};
 
 pub use checklist::{ChecklistStyle, checklist, neutralize};
 
@@ -95,15 +95,78 @@ struct TodoWriteRecord {
 #[tool(name = "todo_write", description = include_str!("todo_write.description.txt"))]
 pub fn todo_write(
     agent: Agent,
+    // The host's limits, when it sets its own.
+    limits: Option<Service<TodoLimits>>,
     /// The COMPLETE task list, replacing any previous list.
     todos: Vec<Todo>,
 ) -> Result<String, ToolError> {
+    let limits = limits.as_deref().copied().unwrap_or_default();
+    limits.check(&todos)?;
     validate(&todos)?;
     agent
         .session()
         .append(EVENT_KIND, &TodoWriteData { todos: &todos })
         .map_err(|error| ToolError::new(format!("could not record the todo list: {error}")))?;
     Ok(summary(&todos))
+}
+
+/// Limits on one list, with safe defaults; a host sets its own by providing a `TodoLimits`
+/// service ([`Ctx::provide`](tool_runtime::Ctx::provide)). They are checked after the argument
+/// schema and before the list's rules.
+///
+/// ```
+/// use tool_runtime::{Agent, Ctx, Exec, Session};
+/// use tool_todo::{TodoLimits, TodoWrite};
+///
+/// let mut ctx = Ctx::new();
+/// ctx.provide(TodoLimits { max_todos: 2, ..TodoLimits::default() });
+/// ctx.plugin::<TodoWrite>().unwrap();
+/// let exec = Exec::for_agent(Agent::new("a", Session::in_memory()));
+/// let args = r#"{"todos": [{"content": "a", "status": "pending"}, {"content": "b", "status": "pending"}, {"content": "c", "status": "pending"}]}"#;
+/// let out = ctx.tools.call("todo_write", &exec, args).wait();
+/// assert_eq!(out.text, "Error: invalid todos: at most 2 todos, got 3");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TodoLimits {
+    /// The most todos one list may hold. Default: 1,000.
+    pub max_todos: usize,
+    /// The most characters one todo's content may hold. Default: 10,000.
+    pub max_content_chars: usize,
+}
+
+impl Default for TodoLimits {
+    fn default() -> Self {
+        TodoLimits {
+            max_todos: 1_000,
+            max_content_chars: 10_000,
+        }
+    }
+}
+
+impl TodoLimits {
+    /// Checks a list against the limits: the count, then each content in list order.
+    pub fn check(&self, todos: &[Todo]) -> Result<(), ToolError> {
+        if todos.len() > self.max_todos {
+            return Err(ToolError::new(format!(
+                "invalid todos: at most {} todos, got {}",
+                self.max_todos,
+                todos.len()
+            )));
+        }
+        for todo in todos {
+            // Bytes bound characters from above: count only when the bytes could be too many.
+            if todo.content.len() > self.max_content_chars {
+                let chars = todo.content.chars().count();
+                if chars > self.max_content_chars {
+                    return Err(ToolError::new(format!(
+                        "invalid todo: `content` has {chars} characters, more than {}",
+                        self.max_content_chars
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Checks a list against the rules, reporting the first violation in the spec's order: an empty
