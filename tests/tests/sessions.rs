@@ -524,3 +524,54 @@ fn many_agents_times_many_calls_in_parallel_lose_nothing() {
         assert_eq!(contents.len(), calls, "each accepted call exactly once");
     }
 }
+
+/// Resident memory of this process, in bytes.
+fn resident() -> u64 {
+    let statm = fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+#[test]
+fn reopening_a_long_session_keeps_only_its_state_in_memory() {
+    let dir = TempDir::new("resource");
+    let path = dir.file("long.jsonl");
+    let ctx = todo_ctx();
+    {
+        let log = JsonlLog::open(&path, OpenMode::Write, Durability::Flush).unwrap();
+        let session = Session::open("long", log).unwrap();
+        for i in 0..100_000 {
+            let first = format!("step {i}");
+            write_list(
+                &ctx,
+                &session,
+                &[
+                    (first.as_str(), "in_progress"),
+                    ("review", "pending"),
+                    ("ship", "pending"),
+                ],
+            );
+        }
+    }
+    let size = fs::metadata(&path).unwrap().len();
+    assert!(size > 10_000_000, "{size}");
+    // Warm up the allocator with one open, then hold ten reconnected sessions at once.
+    drop(open(&path, OpenMode::Read).unwrap());
+    let before = resident();
+    let sessions: Vec<Session> = (0..10)
+        .map(|_| open(&path, OpenMode::Read).unwrap())
+        .collect();
+    let grown = resident().saturating_sub(before);
+    for session in &sessions {
+        assert_eq!(session.next_seq(), 100_001);
+        assert_eq!(
+            tool_todo::current(session).unwrap().unwrap()[0].content,
+            "step 99999"
+        );
+    }
+    // Ten sessions of a 20 MB log hold far less than one copy of it: each keeps the latest list.
+    assert!(
+        grown < size / 10,
+        "ten open sessions grew the process by {grown} bytes; the log is {size}"
+    );
+}

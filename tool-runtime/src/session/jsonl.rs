@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader};
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -141,7 +141,7 @@ struct Header<'a> {
 }
 
 impl JsonlLog {
-    /// Opens the log at `path`, reading it whole once: the events are checked, the latest of
+    /// Opens the log at `path`, reading it through once: the events are checked, the latest of
     /// each kind kept for [`Session`] to replay, and a torn tail found (and, for
     /// [`OpenMode::Write`], cut off).
     pub fn open(
@@ -173,8 +173,6 @@ impl JsonlLog {
                 file
             }
         };
-        let mut bytes = Vec::new();
-        (&file).read_to_end(&mut bytes).map_err(io_error)?;
         let mut log = JsonlLog {
             path,
             file: Arc::new(file),
@@ -187,9 +185,9 @@ impl JsonlLog {
             torn_tail: None,
             failure: None,
         };
-        log.scan(&bytes)?;
+        let len = log.scan()?;
         if mode == OpenMode::Write {
-            log.repair(bytes.len() as u64)?;
+            log.repair(len)?;
         }
         Ok(log)
     }
@@ -204,21 +202,40 @@ impl JsonlLog {
         self.torn_tail.as_ref()
     }
 
-    /// Reads the whole file: header, events, torn tail.
-    fn scan(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
-        let complete = bytes
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |last| last + 1);
-        let mut latest: Vec<(usize, usize, u64)> = Vec::new();
-        let mut kinds: Vec<String> = Vec::new();
-        let mut offset = 0;
+    /// Reads the file through once, a line at a time, so opening a long log takes memory for a
+    /// line, not the file: the header, the events, the torn tail. Returns the file's length.
+    fn scan(&mut self) -> Result<u64, SessionError> {
+        let io_error = |source| SessionError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let file = Arc::clone(&self.file);
+        let mut reader = BufReader::with_capacity(1 << 16, &*file);
+        let mut line = Vec::new();
+        // For each kind, where its latest event's line is: (kind, start, end, line number).
+        let mut latest: Vec<(String, u64, u64, u64)> = Vec::new();
+        let mut offset = 0u64;
         let mut line_no = 0u64;
-        for line in bytes[..complete].split_inclusive(|&b| b == b'\n') {
+        loop {
+            line.clear();
+            let read = reader.read_until(b'\n', &mut line).map_err(io_error)?;
+            if read == 0 {
+                break;
+            }
+            if line.last() != Some(&b'\n') {
+                self.torn_tail = Some(TornTail {
+                    path: self.path.clone(),
+                    line: line_no + 1,
+                    offset,
+                    len: read as u64,
+                    repaired: false,
+                });
+                break;
+            }
             line_no += 1;
             let start = offset;
-            offset += line.len();
-            let text = &line[..line.len() - 1];
+            offset += read as u64;
+            let text = &line[..read - 1];
             if line_no == 1 {
                 self.check_header(text)?;
                 continue;
@@ -237,33 +254,23 @@ impl JsonlLog {
                 return Err(self.corrupt(line_no, format!("bad time: {:?}", event.time)));
             }
             if (event.seq - 1).is_multiple_of(INDEX_STRIDE) {
-                self.index.push(start as u64);
+                self.index.push(start);
             }
             self.next_seq += 1;
-            match kinds.iter().position(|kind| *kind == event.kind) {
-                Some(at) => latest[at] = (start, offset, line_no),
-                None => {
-                    kinds.push(event.kind.into_owned());
-                    latest.push((start, offset, line_no));
-                }
+            match latest.iter_mut().find(|(kind, ..)| *kind == event.kind) {
+                Some(slot) => (slot.1, slot.2, slot.3) = (start, offset, line_no),
+                None => latest.push((event.kind.into_owned(), start, offset, line_no)),
             }
         }
-        self.end = complete as u64;
-        if complete < bytes.len() {
-            self.torn_tail = Some(TornTail {
-                path: self.path.clone(),
-                line: line_no + 1,
-                offset: complete as u64,
-                len: (bytes.len() - complete) as u64,
-                repaired: false,
-            });
-        }
+        self.end = offset;
         let mut events = Vec::with_capacity(latest.len());
-        for (start, end, line) in latest {
-            events.push(self.parse_event(&bytes[start..end - 1], line)?);
+        for (_, start, end, line_no) in latest {
+            let mut text = vec![0; (end - start - 1) as usize];
+            file.read_exact_at(&mut text, start).map_err(io_error)?;
+            events.push(self.parse_event(&text, line_no)?);
         }
         self.recovered = Recovered::new(self.next_seq, events);
-        Ok(())
+        Ok(offset + self.torn_tail.as_ref().map_or(0, |torn| torn.len))
     }
 
     fn check_header(&self, text: &[u8]) -> Result<(), SessionError> {
