@@ -356,7 +356,7 @@ impl Log for JsonlLog {
                 reason: "the log is open for reading only".to_owned(),
             });
         }
-        let mut line = serde_json::to_vec(event)?;
+        let mut line = serde_json::to_vec(&**event)?;
         line.push(b'\n');
         if let Err(error) = self.file.write_all_at(&line, self.end) {
             return Err(self.fail(format!("write: {error}")));
