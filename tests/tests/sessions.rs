@@ -575,3 +575,23 @@ fn reopening_a_long_session_keeps_only_its_state_in_memory() {
         "ten open sessions grew the process by {grown} bytes; the log is {size}"
     );
 }
+
+// Regression: reads started after a header of exactly this version's bytes, so a header line
+// with another field in it (which the format allows) shifted every read. Found by fuzzing.
+#[test]
+fn a_header_with_more_fields_still_reads() {
+    let dir = TempDir::new("header");
+    let path = dir.file("s.jsonl");
+    fs::write(
+        &path,
+        "{\"format\":\"tool-session\",\"version\":1,\"note\":\"written elsewhere\"}\n\
+         {\"seq\":1,\"kind\":\"n/x\",\"data\":1,\"time\":\"2026-12-02T18:00:00.000000Z\"}\n",
+    )
+    .unwrap();
+    for mode in [OpenMode::Read, OpenMode::Write] {
+        let session = open(&path, mode).unwrap();
+        let events = session.events_from(1).unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data::<u32>().unwrap(), 1);
+    }
+}

@@ -113,6 +113,8 @@ pub struct JsonlLog {
     durability: Durability,
     /// Where the next line goes: the end of the last complete line.
     end: u64,
+    /// Where the first event's line starts: after the header line, whatever its length.
+    events_start: u64,
     /// The offset of the lines of seqs 1, 1 + INDEX_STRIDE, 1 + 2 × INDEX_STRIDE…
     index: Vec<u64>,
     next_seq: u64,
@@ -179,6 +181,7 @@ impl JsonlLog {
             mode,
             durability,
             end: 0,
+            events_start: HEADER.len() as u64,
             index: Vec::new(),
             next_seq: 1,
             recovered: Recovered::default(),
@@ -238,6 +241,7 @@ impl JsonlLog {
             let text = &line[..read - 1];
             if line_no == 1 {
                 self.check_header(text)?;
+                self.events_start = offset;
                 continue;
             }
             let event: Line<'_> = serde_json::from_slice(text)
@@ -388,7 +392,7 @@ impl Log for JsonlLog {
             Some(&offset) => (offset, slot as u64 * INDEX_STRIDE + 1),
             None => match self.index.last() {
                 Some(&offset) => (offset, (self.index.len() as u64 - 1) * INDEX_STRIDE + 1),
-                None => (HEADER.len() as u64, 1),
+                None => (self.events_start, 1),
             },
         };
         let io_error = |source| SessionError::Io {
