@@ -57,7 +57,7 @@ pub fn run(
             Ok(line) => {
                 pending.push_str(&line);
                 pending.push('\n');
-                if !complete(&pending) {
+                if !is_complete(&pending) {
                     continue;
                 }
                 let input = std::mem::take(&mut pending);
@@ -66,7 +66,7 @@ pub fn run(
                     continue;
                 }
                 let _ = editor.add_history_entry(input);
-                if !handle(ctx, agent, &mut events, input, &mut out)? {
+                if !handle_line(ctx, agent, &mut events, input, &mut out)? {
                     break;
                 }
             }
@@ -91,8 +91,9 @@ pub fn run(
     Ok(())
 }
 
-/// Runs one input; `false` means leave.
-fn handle(
+/// Runs one whole input (a command or a call) and writes what the REPL shows for it to `out`;
+/// `false` means leave. What it writes carries no control character from model output.
+pub fn handle_line(
     ctx: &Ctx,
     agent: &Agent,
     events: &mut Subscription,
@@ -163,7 +164,7 @@ fn style() -> ChecklistStyle {
 
 /// Whether the input so far is a whole entry: a command, or a call whose JSON has closed every
 /// bracket it opened (outside strings).
-fn complete(input: &str) -> bool {
+pub fn is_complete(input: &str) -> bool {
     let rest = input.trim_start();
     let json = match rest.split_once(char::is_whitespace) {
         Some((_, json)) => json.trim_start(),
@@ -195,7 +196,7 @@ fn complete(input: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::complete;
+    use super::is_complete as complete;
 
     #[test]
     fn a_call_is_complete_when_its_brackets_close() {
