@@ -197,6 +197,28 @@ fn argument_errors_use_the_schema_words() {
     }
 }
 
+// Regression, found by fuzzing: with a key given twice, the parser fails on the first value while
+// a JSON value keeps the second, so the schema sees nothing wrong and the deserializer's own
+// message is given; that message quoted the model's string raw, newlines and all.
+#[test]
+fn the_deserializers_own_messages_stay_on_one_line() {
+    let ctx = ctx();
+    let args = format!(
+        r#"{{"place": {{"city": "Oslo"}}, "days": 1, "precision": "fast\n\r{}", "precision": "low"}}"#,
+        "x".repeat(300)
+    );
+    let out = call(&ctx, "weather", &args);
+    assert!(out.is_error);
+    assert!(!out.text.contains(['\n', '\r']), "{:?}", out.text);
+    assert!(
+        out.text
+            .starts_with(r"Error: invalid arguments: precision: unknown variant `fast\n\r"),
+        "{:?}",
+        out.text
+    );
+    assert!(out.text.chars().count() < 260, "{}", out.text.len());
+}
+
 #[test]
 fn integers_written_with_a_fraction_or_exponent_are_integers() {
     let ctx = ctx();

@@ -211,14 +211,31 @@ pub(crate) fn too_large(len: usize, max: usize) -> ToolOutput {
 }
 
 /// serde_json's message without its ` at line L column C` suffix.
+///
+/// The message can quote what the model sent (an unknown enum variant, say), so control
+/// characters in it are escaped, keeping the message on one line, and it is cut to
+/// [`MAX_FALLBACK_CHARS`] characters.
 fn without_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&suffix) {
-        Some(message) => message.to_owned(),
-        None => text,
+    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+    let mut out = String::with_capacity(message.len().min(MAX_FALLBACK_CHARS + 8));
+    for (count, c) in message.chars().enumerate() {
+        if count == MAX_FALLBACK_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
+
+/// The longest message from the deserializer, in characters, given whole.
+const MAX_FALLBACK_CHARS: usize = 200;
 
 /// The longest string, in characters, quoted whole in an error message.
 const MAX_QUOTED_CHARS: usize = 48;
