@@ -155,25 +155,6 @@ fn main() {
             let floor = measure(|| assert!(floor::call(black_box(&args), &mut kept)));
             report(&format!("dispatch todo_write, {n} todos"), ours, floor);
         }
-        // Where the difference goes: encoding the list as the event's JSON, which the floor
-        // (keeping the typed list) does not do.
-        for n in [3, 20, 200] {
-            let list: Vec<tool_todo::Todo> =
-                serde_json::from_str::<serde_json::Value>(&todo_args(n))
-                    .map(|v| serde_json::from_value(v["todos"].clone()).unwrap())
-                    .unwrap();
-            let args = todo_args(n);
-            let mut kept = Vec::new();
-            let floor = measure(|| assert!(floor::call(black_box(&args), &mut kept)));
-            let encode = measure(|| {
-                black_box(serde_json::value::to_raw_value(black_box(&list)).unwrap());
-            });
-            report(
-                &format!("  of which: encoding the event data, {n} todos"),
-                encode,
-                floor,
-            );
-        }
         let mut kept = Vec::new();
         let args = todo_args(20);
         let floor = measure(|| assert!(floor::call(black_box(&args), &mut kept)));

@@ -1,50 +1,140 @@
 //! Session events: `{seq, kind, data, time}`.
 
+use std::any::Any;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, ser};
 use serde_json::value::RawValue;
 
 /// One event in a session's log.
 ///
-/// `data` is kept as the JSON text it was appended as, so persisting and forwarding an event
-/// never re-encodes it; [`Event::data`] decodes it into a typed value.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// The data is kept as the JSON text it was appended or read as; an event appended with
+/// [`Session::append_value`](crate::Session::append_value) keeps the value itself and writes its
+/// JSON text only when something needs it (a log file, a reader of [`Event::raw_data`]), so a
+/// memory log never pays for it. [`Event::data`] decodes the data into a typed value;
+/// [`Event::value`] gives the appended value back without decoding.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct Event {
     /// The event's position in its session: 1 for the first event, then without gaps.
     pub seq: u64,
     /// What happened, namespaced by its writer (`todo/write`).
     pub kind: String,
-    /// The event's payload as JSON text.
-    #[serde(rename = "data")]
-    pub raw_data: Box<RawValue>,
     /// When the event was appended, written as an RFC 3339 UTC timestamp.
-    #[serde(with = "rfc3339")]
     pub time: SystemTime,
+    raw: OnceLock<Result<Box<RawValue>, String>>,
+    value: Option<Arc<dyn EventValue>>,
+}
+
+/// A value an event keeps as it was appended.
+trait EventValue: Send + Sync {
+    fn encode(&self) -> Result<Box<RawValue>, serde_json::Error>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Serialize + Send + Sync + 'static> EventValue for T {
+    fn encode(&self) -> Result<Box<RawValue>, serde_json::Error> {
+        serde_json::value::to_raw_value(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 impl Event {
-    /// An event; [`Session::append`](crate::Session::append) builds them, log backends and tests
-    /// may too.
+    /// An event with its data as JSON text; log backends and tests build them,
+    /// [`Session::append`](crate::Session::append) too.
     pub fn new(
         seq: u64,
         kind: impl Into<String>,
         raw_data: Box<RawValue>,
         time: SystemTime,
     ) -> Self {
+        let raw = OnceLock::new();
+        let _ = raw.set(Ok(raw_data));
         Event {
             seq,
             kind: kind.into(),
-            raw_data,
             time,
+            raw,
+            value: None,
         }
     }
 
-    /// Decodes the payload.
+    /// An event that keeps `value` and writes its JSON text when first needed.
+    pub(crate) fn with_value<T: Serialize + Send + Sync + 'static>(
+        seq: u64,
+        kind: impl Into<String>,
+        value: T,
+        time: SystemTime,
+    ) -> Self {
+        Event {
+            seq,
+            kind: kind.into(),
+            time,
+            raw: OnceLock::new(),
+            value: Some(Arc::new(value)),
+        }
+    }
+
+    /// The data as JSON text, written once when first asked for.
+    pub fn raw_data(&self) -> Result<&RawValue, serde_json::Error> {
+        let raw = self.raw.get_or_init(|| match &self.value {
+            Some(value) => value.encode().map_err(|error| error.to_string()),
+            None => Err("an event without data".to_owned()),
+        });
+        match raw {
+            Ok(raw) => Ok(raw),
+            Err(message) => Err(ser::Error::custom(message)),
+        }
+    }
+
+    /// Decodes the data.
     pub fn data<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.raw_data.get())
+        serde_json::from_str(self.raw_data()?.get())
+    }
+
+    /// The value the event was appended with, when this process appended it with
+    /// [`Session::append_value`](crate::Session::append_value) as a `T`; `None` otherwise (an
+    /// event read from a log has only its JSON text: use [`Event::data`]).
+    pub fn value<T: Any>(&self) -> Option<&T> {
+        self.value.as_deref()?.as_any().downcast_ref()
+    }
+}
+
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let raw = self.raw_data().map_err(ser::Error::custom)?;
+        let mut event = serializer.serialize_struct("Event", 4)?;
+        event.serialize_field("seq", &self.seq)?;
+        event.serialize_field("kind", &self.kind)?;
+        event.serialize_field("data", raw)?;
+        event.serialize_field(
+            "time",
+            &humantime::format_rfc3339_micros(self.time).to_string(),
+        )?;
+        event.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire<'a> {
+            seq: u64,
+            kind: String,
+            data: Box<RawValue>,
+            #[serde(borrow)]
+            time: std::borrow::Cow<'a, str>,
+        }
+        let wire = Wire::deserialize(deserializer)?;
+        let time = humantime::parse_rfc3339(&wire.time).map_err(serde::de::Error::custom)?;
+        Ok(Event::new(wire.seq, wire.kind, wire.data, time))
     }
 }
 
@@ -52,22 +142,21 @@ impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
         self.seq == other.seq
             && self.kind == other.kind
-            && self.raw_data.get() == other.raw_data.get()
             && self.time == other.time
+            && match (self.raw_data(), other.raw_data()) {
+                (Ok(a), Ok(b)) => a.get() == b.get(),
+                _ => false,
+            }
     }
 }
 
-mod rfc3339 {
-    use std::time::SystemTime;
-
-    use serde::{Deserialize, Deserializer, Serializer, de};
-
-    pub fn serialize<S: Serializer>(time: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&humantime::format_rfc3339_micros(*time))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SystemTime, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        humantime::parse_rfc3339(&text).map_err(de::Error::custom)
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("seq", &self.seq)
+            .field("kind", &self.kind)
+            .field("data", &self.raw_data().map(RawValue::get))
+            .field("time", &self.time)
+            .finish()
     }
 }

@@ -81,8 +81,8 @@ pub enum TodoStatus {
 
 /// The data of a `todo/write` event: the whole list as sent.
 #[derive(Serialize)]
-struct TodoWriteData<'a> {
-    todos: &'a [Todo],
+struct TodoWriteData {
+    todos: Vec<Todo>,
 }
 
 /// The data of a `todo/write` event, read back.
@@ -103,11 +103,13 @@ pub fn todo_write(
     let limits = limits.as_deref().copied().unwrap_or_default();
     limits.check(&todos)?;
     validate(&todos)?;
+    let summary = summary(&todos);
+    // The event keeps the list itself; its JSON is written when a log or a reader needs it.
     agent
         .session()
-        .append(EVENT_KIND, &TodoWriteData { todos: &todos })
+        .append_value(EVENT_KIND, TodoWriteData { todos })
         .map_err(|error| ToolError::new(format!("could not record the todo list: {error}")))?;
-    Ok(summary(&todos))
+    Ok(summary)
 }
 
 /// Limits on one list, with safe defaults; a host sets its own by providing a `TodoLimits`
@@ -217,8 +219,8 @@ pub fn current_json(session: &Session) -> Result<Option<String>, serde_json::Err
     session
         .latest(EVENT_KIND)
         .map(|event| {
-            serde_json::from_str::<Raw<'_>>(event.raw_data.get())
-                .map(|raw| raw.todos.get().to_owned())
+            let raw = event.raw_data()?;
+            serde_json::from_str::<Raw<'_>>(raw.get()).map(|raw| raw.todos.get().to_owned())
         })
         .transpose()
 }
@@ -230,8 +232,13 @@ fn count(todos: &[Todo], status: TodoStatus) -> usize {
 /// The current list of a session: the data of its latest `todo/write` event, or `None` when it
 /// has none. Answers from the session's replayed state, without reading the log.
 pub fn current(session: &Session) -> Result<Option<Vec<Todo>>, serde_json::Error> {
-    session
-        .latest(EVENT_KIND)
-        .map(|event| event.data::<TodoWriteRecord>().map(|record| record.todos))
-        .transpose()
+    let Some(event) = session.latest(EVENT_KIND) else {
+        return Ok(None);
+    };
+    match event.value::<TodoWriteData>() {
+        Some(data) => Ok(Some(data.todos.clone())),
+        None => event
+            .data::<TodoWriteRecord>()
+            .map(|record| Some(record.todos)),
+    }
 }

@@ -217,13 +217,39 @@ impl Session {
     /// ```
     pub fn append<T: Serialize + ?Sized>(&self, kind: &str, data: &T) -> Result<u64, SessionError> {
         let raw_data = serde_json::value::to_raw_value(data)?;
+        self.append_event(|seq| Event::new(seq, kind, raw_data, now()))
+    }
+
+    /// Appends an event of `kind` that keeps `data` itself, and returns its seq once the event
+    /// is acknowledged. The data's JSON text is written only when something needs it — a log
+    /// file, a subscriber reading [`Event::raw_data`] — so with a memory log an append costs no
+    /// encoding, and [`Event::value`] gives `data` back as it was.
+    ///
+    /// ```
+    /// # use tool_runtime::Session;
+    /// let session = Session::in_memory();
+    /// session.append_value("note/add", vec!["first".to_owned()]).unwrap();
+    /// let latest = session.latest("note/add").unwrap();
+    /// assert_eq!(latest.value::<Vec<String>>().unwrap(), &["first"]);
+    /// assert_eq!(latest.raw_data().unwrap().get(), r#"["first"]"#);
+    /// ```
+    pub fn append_value<T: Serialize + Send + Sync + 'static>(
+        &self,
+        kind: &str,
+        data: T,
+    ) -> Result<u64, SessionError> {
+        self.append_event(|seq| Event::with_value(seq, kind, data, now()))
+    }
+
+    fn append_event(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
         if let Some(turn) = &self.turn {
             turn.wait();
         }
         let (seq, ack) = {
             let mut state = self.lock();
             let seq = state.next_seq;
-            let event = Arc::new(Event::new(seq, kind, raw_data, now()));
+            let event = Arc::new(event(seq));
+            let kind = event.kind.as_str();
             let ack = state.log.append(&event)?;
             state.next_seq = seq + 1;
             match state.latest.get_mut(kind) {
