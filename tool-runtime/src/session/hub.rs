@@ -171,44 +171,12 @@ pub struct HubSubscription {
 impl HubSubscription {
     /// The next event if one is ready, without waiting.
     pub fn try_next(&mut self) -> Result<Option<HubEvent>, SessionError> {
-        loop {
-            if let Some(event) = self.pop_backlog() {
-                return Ok(Some(event));
-            }
-            match self.live.try_recv() {
-                Ok(event) => {
-                    if let Some(event) = self.accept(event)? {
-                        return Ok(Some(event));
-                    }
-                }
-                Err(
-                    broadcast::error::TryRecvError::Empty | broadcast::error::TryRecvError::Closed,
-                ) => {
-                    return Ok(None);
-                }
-                Err(broadcast::error::TryRecvError::Lagged(_)) => self.catch_up_all()?,
-            }
-        }
+        super::follow::try_next(self)
     }
 
     /// Waits for the next event.
     pub async fn next(&mut self) -> Result<HubEvent, SessionError> {
-        loop {
-            if let Some(event) = self.pop_backlog() {
-                return Ok(event);
-            }
-            match self.live.recv().await {
-                Ok(event) => {
-                    if let Some(event) = self.accept(event)? {
-                        return Ok(event);
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up_all()?,
-                Err(broadcast::error::RecvError::Closed) => {
-                    unreachable!("the subscription holds its hub, so the sender lives")
-                }
-            }
-        }
+        super::follow::next(self).await
     }
 
     fn next_of(&mut self, session: &Arc<str>) -> &mut u64 {
@@ -218,8 +186,30 @@ impl HubSubscription {
         }
         self.next.get_mut(session).expect("inserted above")
     }
+}
 
-    fn pop_backlog(&mut self) -> Option<HubEvent> {
+impl super::follow::Follow for HubSubscription {
+    type Item = HubEvent;
+
+    fn live(&mut self) -> &mut broadcast::Receiver<HubEvent> {
+        &mut self.live
+    }
+
+    fn pop_backlog(&mut self) -> Result<Option<HubEvent>, SessionError> {
+        Ok(self.pop_event())
+    }
+
+    fn accept(&mut self, event: HubEvent) -> Result<Option<HubEvent>, SessionError> {
+        self.accept_event(event)
+    }
+
+    fn catch_up(&mut self) -> Result<(), SessionError> {
+        self.catch_up_all()
+    }
+}
+
+impl HubSubscription {
+    fn pop_event(&mut self) -> Option<HubEvent> {
         while let Some(event) = self.backlog.pop_front() {
             let next = self.next_of(&event.session);
             if event.event.seq >= *next {
@@ -230,7 +220,7 @@ impl HubSubscription {
         None
     }
 
-    fn accept(&mut self, event: HubEvent) -> Result<Option<HubEvent>, SessionError> {
+    fn accept_event(&mut self, event: HubEvent) -> Result<Option<HubEvent>, SessionError> {
         let next = *self.next_of(&event.session);
         if event.event.seq < next {
             return Ok(None);
@@ -238,7 +228,7 @@ impl HubSubscription {
         if event.event.seq > next {
             self.catch_up(&event.session, next)?;
             self.backlog.push_back(event);
-            return Ok(self.pop_backlog());
+            return Ok(self.pop_event());
         }
         *self.next_of(&event.session) = next + 1;
         Ok(Some(event))

@@ -12,6 +12,7 @@
 //! default) through a [`SessionDir`]. [`SessionHub`] gathers the sessions of a host so it can
 //! subscribe to all of them at once.
 
+mod follow;
 mod hub;
 mod jsonl;
 mod memory;
@@ -375,44 +376,12 @@ pub struct Subscription {
 impl Subscription {
     /// The next event if one is ready, without waiting. `Ok(None)` means none is ready yet.
     pub fn try_next(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
-        loop {
-            if let Some(event) = self.pop_backlog()? {
-                return Ok(Some(event));
-            }
-            match self.live.try_recv() {
-                Ok(event) => {
-                    if let Some(event) = self.accept(event)? {
-                        return Ok(Some(event));
-                    }
-                }
-                Err(
-                    broadcast::error::TryRecvError::Empty | broadcast::error::TryRecvError::Closed,
-                ) => {
-                    return Ok(None);
-                }
-                Err(broadcast::error::TryRecvError::Lagged(_)) => self.catch_up()?,
-            }
-        }
+        follow::try_next(self)
     }
 
     /// Waits for the next event.
     pub async fn next(&mut self) -> Result<Arc<Event>, SessionError> {
-        loop {
-            if let Some(event) = self.pop_backlog()? {
-                return Ok(event);
-            }
-            match self.live.recv().await {
-                Ok(event) => {
-                    if let Some(event) = self.accept(event)? {
-                        return Ok(event);
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up()?,
-                Err(broadcast::error::RecvError::Closed) => {
-                    unreachable!("the subscription holds its session, so the sender lives")
-                }
-            }
-        }
+        follow::next(self).await
     }
 
     /// The seq of the next event this subscription yields.
@@ -423,6 +392,14 @@ impl Subscription {
     /// The session this subscription follows.
     pub fn session(&self) -> &Session {
         &self.session
+    }
+}
+
+impl follow::Follow for Subscription {
+    type Item = Arc<Event>;
+
+    fn live(&mut self) -> &mut broadcast::Receiver<Arc<Event>> {
+        &mut self.live
     }
 
     fn pop_backlog(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
