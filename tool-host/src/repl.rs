@@ -145,13 +145,9 @@ pub fn handle_line(
 /// Draws the checklist for every `todo/write` event that arrived since the last call.
 fn redraw(events: &mut Subscription, out: &mut impl Write) -> io::Result<()> {
     while let Some(event) = events.try_next().map_err(io::Error::other)? {
-        if event.kind == tool_todo::EVENT_KIND {
-            #[derive(serde::Deserialize)]
-            struct Data {
-                todos: Vec<tool_todo::Todo>,
-            }
-            let data: Data = event.data().map_err(io::Error::other)?;
-            write!(out, "{}", checklist(&data.todos, &style()))?;
+        if let Some(todos) = tool_todo::todos_of(&event) {
+            let todos = todos.map_err(io::Error::other)?;
+            write!(out, "{}", checklist(&todos, &style()))?;
         }
     }
     Ok(())

@@ -17,7 +17,7 @@ use agent_client_protocol::v1::schema::{
 };
 use tool_runtime::{Event, Session, SessionError, Subscription};
 
-use crate::{EVENT_KIND, Todo, TodoStatus};
+use crate::{Todo, TodoStatus};
 
 /// The priority every plan entry gets: todos have none, and ACP requires one.
 pub const PRIORITY: PlanEntryPriority = PlanEntryPriority::Medium;
@@ -58,15 +58,7 @@ pub fn event_notification(
     session_id: impl Into<SessionId>,
     event: &Event,
 ) -> Option<Result<SessionNotification, serde_json::Error>> {
-    #[derive(serde::Deserialize)]
-    struct Data {
-        todos: Vec<Todo>,
-    }
-    (event.kind == EVENT_KIND).then(|| {
-        event
-            .data::<Data>()
-            .map(|data| plan_notification(session_id, &data.todos))
-    })
+    crate::todos_of(event).map(|todos| todos.map(|todos| plan_notification(session_id, &todos)))
 }
 
 /// Follows one session and gives the plan notifications an ACP client needs.

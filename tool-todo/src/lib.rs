@@ -30,7 +30,7 @@ use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_runtime::{Agent, Service, Session, ToolError, tool};
+use tool_runtime::{Agent, Event, Service, Session, ToolError, tool};
 
 pub use checklist::{ChecklistStyle, checklist, neutralize};
 
@@ -80,14 +80,8 @@ pub enum TodoStatus {
 }
 
 /// The data of a `todo/write` event: the whole list as sent.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct TodoWriteData {
-    todos: Vec<Todo>,
-}
-
-/// The data of a `todo/write` event, read back.
-#[derive(Deserialize)]
-struct TodoWriteRecord {
     todos: Vec<Todo>,
 }
 
@@ -232,13 +226,17 @@ fn count(todos: &[Todo], status: TodoStatus) -> usize {
 /// The current list of a session: the data of its latest `todo/write` event, or `None` when it
 /// has none. Answers from the session's replayed state, without reading the log.
 pub fn current(session: &Session) -> Result<Option<Vec<Todo>>, serde_json::Error> {
-    let Some(event) = session.latest(EVENT_KIND) else {
-        return Ok(None);
-    };
-    match event.value::<TodoWriteData>() {
-        Some(data) => Ok(Some(data.todos.clone())),
-        None => event
-            .data::<TodoWriteRecord>()
-            .map(|record| Some(record.todos)),
-    }
+    session
+        .latest(EVENT_KIND)
+        .and_then(|event| todos_of(&event))
+        .transpose()
+}
+
+/// The list a `todo/write` event holds; `None` for an event of another kind. The list as it was
+/// appended when this process appended it, else decoded from the event's JSON.
+pub fn todos_of(event: &Event) -> Option<Result<Vec<Todo>, serde_json::Error>> {
+    (event.kind == EVENT_KIND).then(|| match event.value::<TodoWriteData>() {
+        Some(data) => Ok(data.todos.clone()),
+        None => event.data::<TodoWriteData>().map(|data| data.todos),
+    })
 }
