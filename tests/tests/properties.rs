@@ -40,7 +40,15 @@ fn content() -> impl Strategy<Value = String> {
 /// What the spec says a list gets, written from the spec's text: the first violation in its
 /// order, or the success summary.
 fn spec_says(todos: &[Todo]) -> ToolOutput {
-    if todos.iter().any(|t| t.content.trim().is_empty()) {
+    // Empty in the spec's sense: nothing a person would see, whitespace or characters the
+    // checklist can only show as escapes (format and default-ignorable ones, like U+202E).
+    let blank = |content: &str| {
+        content.chars().all(|c| {
+            let one = c.to_string();
+            c.is_whitespace() || tool_todo::neutralize(&one) != one
+        })
+    };
+    if todos.iter().any(|t| blank(&t.content)) {
         return ToolOutput::error("invalid todo: `content` must be a non-empty string");
     }
     for (i, todo) in todos.iter().enumerate() {

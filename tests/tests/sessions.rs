@@ -290,7 +290,7 @@ fn other_formats_and_newer_versions_are_refused_clearly() {
     assert_eq!(
         message,
         format!(
-            "session log {}: line 1 is not a session log header",
+            "{} is not a session log (line 1 is not a session log header); it was left untouched",
             path.display()
         )
     );
@@ -316,10 +316,10 @@ fn a_second_writer_is_refused_and_readers_follow_the_writer() {
         .map(|e| e.seq)
         .collect();
     assert_eq!(seen, [1, 2]);
-    // Appending through a reader is refused, not silently dropped.
+    // Appending through a reader is refused, not silently dropped, and says why.
     assert!(matches!(
         reader.append("n/x", &3),
-        Err(SessionError::Failed { .. })
+        Err(SessionError::ReadOnly { .. })
     ));
     drop(writer);
     assert!(open(&path, OpenMode::Write).is_ok());

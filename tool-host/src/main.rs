@@ -129,9 +129,11 @@ fn main() -> ExitCode {
     };
     match run(&ctx, cli.command) {
         Ok(code) => code,
+        // A reader that closed the pipe (`toolhost schema | head`) wanted no more.
+        Err(Failure::Io(error)) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("toolhost: {error}");
-            ExitCode::from(3)
+            error.exit_code()
         }
     }
 }
@@ -143,7 +145,25 @@ enum Failure {
     Load(LoadError),
     Dialect(tool_runtime::DialectError),
     Session(SessionError),
-    Data(serde_json::Error),
+    /// The latest todo list of a log cannot be read.
+    List {
+        path: PathBuf,
+        line: u64,
+        error: serde_json::Error,
+    },
+    /// Input the command cannot take (exit status 2).
+    Input(String),
+}
+
+impl Failure {
+    /// 2 for input the command cannot take, 3 for a session that cannot be opened or read (and
+    /// every other failure of the host).
+    fn exit_code(&self) -> ExitCode {
+        match self {
+            Failure::Input(_) => ExitCode::from(2),
+            _ => ExitCode::from(3),
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -154,7 +174,13 @@ impl fmt::Display for Failure {
             Failure::Load(error) => error.fmt(f),
             Failure::Dialect(error) => error.fmt(f),
             Failure::Session(error) => error.fmt(f),
-            Failure::Data(error) => write!(f, "the todo list in the log cannot be read: {error}"),
+            Failure::List { path, line, error } => write!(
+                f,
+                "session log {}: line {line}: the todo list cannot be read: {}",
+                path.display(),
+                tool_runtime::text::neutralize(&error.to_string())
+            ),
+            Failure::Input(message) => f.write_str(message),
         }
     }
 }
@@ -185,7 +211,7 @@ impl From<SessionError> for Failure {
 
 impl From<serde_json::Error> for Failure {
     fn from(error: serde_json::Error) -> Self {
-        Failure::Data(error)
+        Failure::Io(error.into())
     }
 }
 
@@ -220,10 +246,9 @@ fn open_or_create(
         Some(path) => Ok((open_session(&path, OpenMode::Write)?, path)),
         None => {
             let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
-            let id = new_session_id(prefix);
-            let path = dir.path_of(&id)?;
-            let (session, _) = dir.open(&id, OpenMode::Write)?;
-            Ok((session, path))
+            let (id, log) = dir.create(prefix)?;
+            let path = log.path().to_path_buf();
+            Ok((Session::open(id, log)?, path))
         }
     }
 }
@@ -239,14 +264,6 @@ fn default_session_dir() -> PathBuf {
         Some(state) => state.join("toolhost/sessions"),
         None => PathBuf::from("toolhost-sessions"),
     }
-}
-
-/// A new session id: the time and the process, so two connections never share one.
-fn new_session_id(prefix: &str) -> String {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis());
-    format!("{prefix}-{millis}-{}", std::process::id())
 }
 
 /// Opens the session persisted at `path`, reporting a torn tail on standard error.
@@ -329,12 +346,19 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
                 })?;
                 result?;
             } else {
+                let current = || {
+                    tool_todo::current(&session).map_err(|error| Failure::List {
+                        line: session.latest(tool_todo::EVENT_KIND).map_or(0, |e| e.seq + 1),
+                        path: file.clone(),
+                        error,
+                    })
+                };
                 match format {
                     Format::Json => {
                         let todos = tool_todo::current_json(&session)?;
                         writeln!(stdout, "{}", todos.as_deref().unwrap_or("null"))?;
                     }
-                    Format::Acp => match tool_todo::current(&session)? {
+                    Format::Acp => match current()? {
                         Some(todos) => {
                             let notification =
                                 tool_todo::acp::plan_notification(session.id().to_owned(), &todos);
@@ -347,7 +371,7 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
                         }
                         None => eprintln!("toolhost: the session has no todo list"),
                     },
-                    Format::Text => match tool_todo::current(&session)? {
+                    Format::Text => match current()? {
                         Some(todos) => {
                             let style = stdout_style();
                             write!(stdout, "{}", tool_todo::checklist(&todos, &style))?;
@@ -364,9 +388,7 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
             session,
         } => {
             let args = if args == "-" {
-                let mut text = String::new();
-                io::stdin().read_to_string(&mut text)?;
-                text
+                read_args(io::stdin().lock(), ctx.tools.max_args_bytes())?
             } else {
                 args
             };
@@ -379,7 +401,19 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
                 }
             };
             let output = ctx.tools.call(&tool, &exec, &args).wait();
-            writeln!(stdout, "{}", output.text)?;
+            // The call is done (and, when it succeeded, committed to the session): its outcome
+            // is the exit status even if the text cannot be written, so a caller never retries a
+            // committed call for want of its output.
+            if let Err(error) = writeln!(stdout, "{}", output.text).and_then(|()| stdout.flush()) {
+                eprintln!(
+                    "toolhost: the call {}, but its output could not be written: {error}",
+                    if output.is_error {
+                        "answered an error"
+                    } else {
+                        "succeeded"
+                    }
+                );
+            }
             return Ok(if output.is_error {
                 ExitCode::FAILURE
             } else {
@@ -388,6 +422,24 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A call's arguments from `input`: at most `max` bytes of UTF-8, read with that bound, so a
+/// larger input is refused without being read whole.
+fn read_args(input: impl Read, max: usize) -> Result<String, Failure> {
+    let mut bytes = Vec::new();
+    input.take(max as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > max {
+        return Err(Failure::Input(format!(
+            "standard input holds more than the {max} bytes a call's arguments may have"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        Failure::Input(format!(
+            "the arguments on standard input are not UTF-8 (an invalid byte at offset {})",
+            error.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// The checklist style for standard output: colour and the terminal's width on a terminal only.

@@ -236,20 +236,3 @@ fn without_position(error: &serde_json::Error) -> String {
 
 /// The longest message from the deserializer, in characters, given whole.
 const MAX_FALLBACK_CHARS: usize = 200;
-
-/// The longest string, in characters, quoted whole in an error message.
-const MAX_QUOTED_CHARS: usize = 48;
-
-/// A string from the model, as an error message quotes it: a JSON string literal (so quotes,
-/// backslashes and control characters are escaped and the message stays on one line), cut to
-/// [`MAX_QUOTED_CHARS`] characters with `…` when longer.
-pub(crate) fn quote_found(text: &str) -> String {
-    match text.char_indices().nth(MAX_QUOTED_CHARS) {
-        None => serde_json::to_string(text).expect("a string serializes"),
-        Some((cut, _)) => {
-            let mut quoted = serde_json::to_string(&text[..cut]).expect("a string serializes");
-            quoted.insert(quoted.len() - 1, '…');
-            quoted
-        }
-    }
-}

@@ -109,6 +109,62 @@ pub enum SessionError {
         /// What is wrong with the format.
         reason: String,
     },
+    /// The file is not a session log (not a regular file, or no header where one must be): it
+    /// is left as it was, byte for byte.
+    #[error("{} is not a session log ({reason}); it was left untouched", path.display())]
+    NotALog {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What it is instead.
+        reason: String,
+    },
+    /// A session log path that names a symbolic link, which a writer does not follow.
+    #[error(
+        "session log {} is a symbolic link; a session is written only through its real path",
+        path.display()
+    )]
+    SymbolicLink {
+        /// The link.
+        path: std::path::PathBuf,
+    },
+    /// A session directory path that names something else than a directory.
+    #[error("session directory {} is not a directory", path.display())]
+    NotADirectory {
+        /// The path.
+        path: std::path::PathBuf,
+    },
+    /// An append to a log opened for reading.
+    #[error("session log {} is open for reading only", path.display())]
+    ReadOnly {
+        /// The log file.
+        path: std::path::PathBuf,
+    },
+    /// One append could not be written or synced (a full disk, an I/O error). The log was cut
+    /// back to its last complete event, so it is as it was before the append, and the next
+    /// append tries again.
+    #[error(
+        "session log {}: the event could not be saved ({source}); the log is unchanged",
+        path.display()
+    )]
+    Write {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// An event whose line would be longer than a log line may be.
+    #[error(
+        "session log {}: the event is {len} bytes, more than the {max} bytes a log line may have",
+        path.display()
+    )]
+    TooLarge {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// The event line's length.
+        len: usize,
+        /// The longest line a log may have.
+        max: usize,
+    },
     /// A session id that could name a file outside the session directory, or none.
     #[error("invalid session id {id:?}: {reason}")]
     InvalidId {
@@ -117,8 +173,9 @@ pub enum SessionError {
         /// Why it is refused.
         reason: &'static str,
     },
-    /// An earlier write or sync of this log failed, so later appends could not be made durable
-    /// in order. Reopen the session.
+    /// An earlier write or sync of this log failed and the log could not be cut back to its
+    /// last complete event (or a grouped sync failed), so later appends could not be made
+    /// durable in order. Reopen the session.
     #[error("session log {}: an earlier write failed ({reason}); reopen the session", path.display())]
     Failed {
         /// The log file.

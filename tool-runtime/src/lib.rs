@@ -78,6 +78,7 @@ mod output;
 mod registry;
 mod schema;
 pub mod session;
+pub mod text;
 
 pub use agent::Agent;
 pub use args::ModelArg;

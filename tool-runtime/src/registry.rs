@@ -316,7 +316,7 @@ impl ToolRegistry {
         };
         ToolOutput::error(format_args!(
             "unknown tool {}; available tools: {available}",
-            args::quote_found(name)
+            crate::text::quote(name)
         ))
     }
 }

@@ -10,15 +10,16 @@
 //! One line per todo, in list order, with a glyph per status (`[x]`, `[>]`, `[ ]` in the ASCII
 //! form). With colour, the in-progress todo is bold cyan and completed ones are dimmed and struck
 //! through. Content is model output, so every control character, escape sequence, carriage
-//! return, backspace and bidirectional or invisible formatting character in it is shown as a
-//! visible escape (`\u{1b}[2J`) and cannot move the cursor, recolour the screen, hide text or
-//! rewrite earlier lines. Given a width (a terminal's), each line is cut to it by display width
+//! return, backspace, and every format or default-ignorable character in it is shown as a
+//! visible escape (`\u{1b}[2J`, `\u{e0001}`; see [`neutralize`]) and cannot move the cursor,
+//! recolour the screen, hide text or rewrite earlier lines. Given a width (a terminal's), each line is cut to it by display width
 //! (wide CJK and emoji count two columns), never by bytes; without one, each todo stays whole on
 //! its line.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
+pub use tool_runtime::text::neutralize;
 use unicode_width::UnicodeWidthChar;
 
 use crate::{Todo, TodoStatus};
@@ -133,39 +134,6 @@ pub fn checklist(todos: &[Todo], style: &ChecklistStyle) -> String {
         }
     }
     out
-}
-
-/// Text from a model, made safe to print on a terminal: control characters (C0, DEL, C1 — so
-/// ESC and with it every CSI and OSC sequence, carriage returns and backspaces) and the
-/// bidirectional and invisible formatting characters are written as visible escapes such as
-/// `\u{1b}` and `\n`. Everything else is kept.
-///
-/// ```
-/// # use tool_todo::neutralize;
-/// assert_eq!(neutralize("ok \u{1b}]8;;http://x\u{7}link"), "ok \\u{1b}]8;;http://x\\u{7}link");
-/// assert_eq!(neutralize("abc\u{202e}def"), "abc\\u{202e}def");
-/// assert_eq!(neutralize("plain — ü 漢字"), "plain — ü 漢字");
-/// ```
-pub fn neutralize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if is_unsafe(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{2029}'
-            | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
 }
 
 /// `line` cut to `width` display columns, with `…` where it was cut.

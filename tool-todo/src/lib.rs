@@ -30,6 +30,7 @@ use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tool_runtime::text::{is_blank, quote};
 use tool_runtime::{Agent, Event, Service, Session, ToolError, tool};
 
 pub use checklist::{ChecklistStyle, checklist, neutralize};
@@ -168,7 +169,10 @@ impl TodoLimits {
 /// Checks a list against the rules, reporting the first violation in the spec's order: an empty
 /// content, then a duplicate content, then more than one `in_progress`.
 pub fn validate(todos: &[Todo]) -> Result<(), ToolError> {
-    if todos.iter().any(|todo| todo.content.trim().is_empty()) {
+    // Content a person would see as empty is empty: whitespace, and characters that render as
+    // nothing (a zero-width space, a tag character), which the checklist would show only as
+    // escapes.
+    if todos.iter().any(|todo| is_blank(&todo.content)) {
         return Err(ToolError::new(
             "invalid todo: `content` must be a non-empty string",
         ));
@@ -177,7 +181,8 @@ pub fn validate(todos: &[Todo]) -> Result<(), ToolError> {
     for todo in todos {
         let content = todo.content.trim();
         if !seen.insert(content) {
-            let quoted = serde_json::to_string(content).expect("a string serializes");
+            // Quoted as argument errors quote: whole up to 48 characters, then cut with `…`.
+            let quoted = quote(content);
             return Err(ToolError::new(format!(
                 "invalid todos: duplicate content {quoted}"
             )));

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use crate::args::quote_found;
+use crate::text::quote as quote_found;
 
 /// Where a value breaks its schema and how.
 #[derive(Debug, PartialEq, Eq)]

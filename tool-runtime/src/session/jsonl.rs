@@ -10,31 +10,50 @@
 //!
 //! # Crashes
 //!
-//! A crash mid-append leaves at most a torn last line: bytes after the last `\n`. Opening for
-//! reading replays the complete events and reports the torn tail ([`JsonlLog::torn_tail`]);
-//! opening for writing also cuts it off, and reports that. Any other damage — a line that is not
-//! an event, a seq out of order, an unknown format — is an error naming the file and the 1-based
-//! line number, never a skip.
+//! A crash mid-append leaves at most a torn last line: bytes after the last `\n`. Only bytes
+//! that are provably such a tail count as one: the start of the header line in a file that has
+//! no complete line yet, or the start of the next event's line (`{"seq":<next>,"kind":"`) after
+//! the last complete one. Opening for reading replays the complete events and reports the torn
+//! tail ([`JsonlLog::torn_tail`]); opening for writing also cuts it off, and reports that. Any
+//! other damage — a line that is not an event, a seq out of order, a bad time, a line longer than
+//! [`MAX_LINE_BYTES`], an incomplete last line that is not the start of the next event — is an
+//! error naming the file and the 1-based line number, never a skip and never a cut. A file that
+//! does not start like a session log (a note, a key, a FIFO, a device) is
+//! [`SessionError::NotALog`] and is left untouched. Every line is checked in full when the log
+//! is opened, so a log is valid or not however it is read afterwards.
 //!
 //! # Writers and readers
 //!
 //! Opening for writing takes an exclusive lock on the file (std's file locks), so a second
 //! writer, in this process or another, fails with [`SessionError::Locked`]. Readers take no lock
-//! and may read a session another process is writing. New files are created with mode `0600`.
+//! and may read a session another process is writing. Reads are bounded: a line is read into
+//! memory only up to [`MAX_LINE_BYTES`], and a log is streamed, never read whole.
+//!
+//! # Files
+//!
+//! A writer never follows a symbolic link (`O_NOFOLLOW`): naming one is
+//! [`SessionError::SymbolicLink`], so a link planted where a session file will be cannot turn an
+//! append (or a repair) into a write elsewhere. A reader follows links, as reading cannot damage
+//! anything. Only regular files are logs; anything else is refused when opened, without blocking
+//! (a FIFO is opened non-blocking, then refused). New files are created exclusively
+//! (`O_CREAT | O_EXCL`) with mode `0600`; [`SessionDir::create`] retries a name that exists with
+//! another, never reusing a file.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, BufRead, BufReader};
-use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::fs::{DirBuilderExt, FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::SessionError;
 use crate::event::Event;
+use crate::text::neutralize;
 use crate::session::{Ack, GroupSync, Log, Recovered, Session};
 
 /// The header every log file starts with.
@@ -43,6 +62,11 @@ const FORMAT: &str = "tool-session";
 const VERSION: u64 = 1;
 /// One index entry every this many events, to start reads near a seq.
 const INDEX_STRIDE: u64 = 256;
+
+/// The longest line a log may have, without its `\n`: 64 MiB. A writer refuses a longer event
+/// ([`SessionError::TooLarge`]) and a reader a longer line, so reading a log takes memory for one
+/// line of at most this, whatever the file holds.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// When an append is acknowledged.
 #[derive(Clone, Debug, Default)]
@@ -69,6 +93,9 @@ pub enum OpenMode {
     /// Read and append, holding the file's exclusive lock; the file is created if absent and a
     /// torn tail is cut off.
     Write,
+    /// A new log: like [`OpenMode::Write`], but the file must not exist yet (an
+    /// [`io::ErrorKind::AlreadyExists`] error if it does).
+    Create,
 }
 
 /// The incomplete last line a crash left behind.
@@ -152,29 +179,7 @@ impl JsonlLog {
         durability: Durability,
     ) -> Result<Self, SessionError> {
         let path = path.into();
-        let io_error = |source| SessionError::Io {
-            path: path.clone(),
-            source,
-        };
-        let file = match mode {
-            OpenMode::Read => File::open(&path).map_err(io_error)?,
-            OpenMode::Write => {
-                let file = OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .mode(0o600)
-                    .open(&path)
-                    .map_err(io_error)?;
-                match file.try_lock() {
-                    Ok(()) => {}
-                    Err(TryLockError::WouldBlock) => return Err(SessionError::Locked { path }),
-                    Err(TryLockError::Error(error)) => return Err(io_error(error)),
-                }
-                file
-            }
-        };
+        let file = open_file(&path, mode)?;
         let mut log = JsonlLog {
             path,
             file: Arc::new(file),
@@ -189,7 +194,7 @@ impl JsonlLog {
             failure: None,
         };
         let len = log.scan()?;
-        if mode == OpenMode::Write {
+        if mode != OpenMode::Read {
             log.repair(len)?;
         }
         Ok(log)
@@ -206,35 +211,47 @@ impl JsonlLog {
     }
 
     /// Reads the file through once, a line at a time, so opening a long log takes memory for a
-    /// line, not the file: the header, the events, the torn tail. Returns the file's length.
+    /// line, not the file: the header, the events, the torn tail. Every event line is checked in
+    /// full here, so later reads of the same lines cannot fail. Returns the file's length.
     fn scan(&mut self) -> Result<u64, SessionError> {
         let io_error = |source| SessionError::Io {
             path: self.path.clone(),
             source,
         };
         let file = Arc::clone(&self.file);
-        let mut reader = BufReader::with_capacity(1 << 16, &*file);
+        let mut reader = BufReader::with_capacity(1 << 16, FileRange::new(&file, 0, u64::MAX));
         let mut line = Vec::new();
         // For each kind, where its latest event's line is: (kind, start, end, line number).
         let mut latest: Vec<(String, u64, u64, u64)> = Vec::new();
         let mut offset = 0u64;
         let mut line_no = 0u64;
         loop {
-            line.clear();
-            let read = reader.read_until(b'\n', &mut line).map_err(io_error)?;
-            if read == 0 {
-                break;
-            }
-            if line.last() != Some(&b'\n') {
-                self.torn_tail = Some(TornTail {
-                    path: self.path.clone(),
-                    line: line_no + 1,
-                    offset,
-                    len: read as u64,
-                    repaired: false,
-                });
-                break;
-            }
+            let read = match read_line(&mut reader, &mut line).map_err(io_error)? {
+                LineRead::Eof => break,
+                LineRead::Line(read) => read,
+                LineRead::TooLong if line_no == 0 => {
+                    return Err(self.not_a_log(format!(
+                        "its first line is longer than {MAX_LINE_BYTES} bytes"
+                    )));
+                }
+                LineRead::TooLong => {
+                    return Err(self.corrupt(
+                        line_no + 1,
+                        format!("longer than the {MAX_LINE_BYTES} bytes a log line may have"),
+                    ));
+                }
+                LineRead::Partial(read) => {
+                    self.check_torn(&line, line_no)?;
+                    self.torn_tail = Some(TornTail {
+                        path: self.path.clone(),
+                        line: line_no + 1,
+                        offset,
+                        len: read as u64,
+                        repaired: false,
+                    });
+                    break;
+                }
+            };
             line_no += 1;
             let start = offset;
             offset += read as u64;
@@ -252,10 +269,9 @@ impl JsonlLog {
                     format!("expected seq {}, found {}", self.next_seq, event.seq),
                 ));
             }
-            // A cheap check that the time is a timestamp; the events replay keeps are parsed in
-            // full below, and `for_each_from` parses every event it gives.
-            if event.time.len() < 20 || !event.time.ends_with('Z') {
-                return Err(self.corrupt(line_no, format!("bad time: {:?}", event.time)));
+            // The same check an event's reader makes, so no later read can fail on this line.
+            if let Err(error) = crate::event::parse_time(&event.time) {
+                return Err(self.corrupt(line_no, format!("bad time {:?}: {error}", event.time)));
             }
             if (event.seq - 1).is_multiple_of(INDEX_STRIDE) {
                 self.index.push(start);
@@ -277,15 +293,42 @@ impl JsonlLog {
         Ok(offset + self.torn_tail.as_ref().map_or(0, |torn| torn.len))
     }
 
+    /// Whether an incomplete last line, after `complete` complete lines, is provably what an
+    /// interrupted append leaves: the start of the header in a file with no complete line, the
+    /// start of the next event's line after the last one. Anything else is damage (or not a log
+    /// at all), and no writer may cut it.
+    fn check_torn(&self, torn: &[u8], complete: u64) -> Result<(), SessionError> {
+        if complete == 0 {
+            return if HEADER.as_bytes().starts_with(torn) {
+                Ok(())
+            } else {
+                Err(self.not_a_log("it does not start with a session log header".to_owned()))
+            };
+        }
+        let expected = format!("{{\"seq\":{},\"kind\":\"", self.next_seq);
+        if expected.as_bytes().starts_with(torn) || torn.starts_with(expected.as_bytes()) {
+            Ok(())
+        } else {
+            Err(self.corrupt(
+                complete + 1,
+                format!(
+                    "the last line is incomplete and does not start like event {}, so it is not \
+                     an interrupted append",
+                    self.next_seq
+                ),
+            ))
+        }
+    }
+
     fn check_header(&self, text: &[u8]) -> Result<(), SessionError> {
         let format_error = |reason: String| SessionError::Format {
             path: self.path.clone(),
             reason,
         };
         let header: Header<'_> = serde_json::from_slice(text)
-            .map_err(|_| format_error("line 1 is not a session log header".to_owned()))?;
+            .map_err(|_| self.not_a_log("line 1 is not a session log header".to_owned()))?;
         if header.format != FORMAT {
-            return Err(format_error(format!(
+            return Err(self.not_a_log(format!(
                 "line 1 names the format {:?}, not {FORMAT:?}",
                 header.format
             )));
@@ -327,21 +370,39 @@ impl JsonlLog {
             .map_err(|error| self.corrupt(line, format!("not an event: {error}")))
     }
 
+    /// Damage at `line`; `reason` may quote the file's bytes, so it is neutralized and cut.
     fn corrupt(&self, line: u64, reason: String) -> SessionError {
         SessionError::Corrupt {
             path: self.path.clone(),
             line,
-            reason,
+            reason: excerpt(&reason),
         }
     }
 
-    fn fail(&mut self, reason: String) -> SessionError {
-        // Cut off whatever part of the line was written, so the file stays readable.
-        let _ = self.file.set_len(self.end);
-        self.failure = Some(reason.clone());
-        SessionError::Failed {
+    fn not_a_log(&self, reason: String) -> SessionError {
+        SessionError::NotALog {
             path: self.path.clone(),
-            reason,
+            reason: excerpt(&reason),
+        }
+    }
+
+    /// After a failed write or sync of one event: cuts off whatever part of its line was
+    /// written, so the log is what it was before the append and the next append tries again.
+    /// Only when even that fails is the log given up on.
+    fn undo(&mut self, source: io::Error) -> SessionError {
+        match self.file.set_len(self.end) {
+            Ok(()) => SessionError::Write {
+                path: self.path.clone(),
+                source,
+            },
+            Err(cut) => {
+                let reason = format!("{source}; cutting the log back failed too: {cut}");
+                self.failure = Some(reason.clone());
+                SessionError::Failed {
+                    path: self.path.clone(),
+                    reason,
+                }
+            }
         }
     }
 }
@@ -355,21 +416,27 @@ impl Log for JsonlLog {
             });
         }
         if self.mode == OpenMode::Read {
-            return Err(SessionError::Failed {
+            return Err(SessionError::ReadOnly {
                 path: self.path.clone(),
-                reason: "the log is open for reading only".to_owned(),
             });
         }
         let mut line = serde_json::to_vec(&**event)?;
+        if line.len() > MAX_LINE_BYTES {
+            return Err(SessionError::TooLarge {
+                path: self.path.clone(),
+                len: line.len(),
+                max: MAX_LINE_BYTES,
+            });
+        }
         line.push(b'\n');
         if let Err(error) = self.file.write_all_at(&line, self.end) {
-            return Err(self.fail(format!("write: {error}")));
+            return Err(self.undo(error));
         }
         let ack = match &self.durability {
             Durability::Flush => Ack::durable(),
             Durability::Fsync => match self.file.sync_data() {
                 Ok(()) => Ack::durable(),
-                Err(error) => return Err(self.fail(format!("fsync: {error}"))),
+                Err(error) => return Err(self.undo(error)),
             },
             Durability::Group(group) => {
                 let ticket = group.enqueue(&self.file, &self.path)?;
@@ -401,22 +468,28 @@ impl Log for JsonlLog {
         };
         // A reader sees what a writer in another process added since; a writer, its own lines.
         let end = match self.mode {
-            OpenMode::Write => self.end,
+            OpenMode::Write | OpenMode::Create => self.end,
             OpenMode::Read => self.file.metadata().map_err(io_error)?.len(),
         };
         if end <= start {
             return Ok(());
         }
-        let mut bytes = vec![0; (end - start) as usize];
-        self.file
-            .read_exact_at(&mut bytes, start)
-            .map_err(io_error)?;
-        // Only complete lines: an unfinished one is an append under way elsewhere.
-        let lines = bytes
-            .split_inclusive(|&b| b == b'\n')
-            .filter(|line| line.ends_with(b"\n"));
-        for (expected, line) in (first_seq..).zip(lines) {
-            let event = self.parse_event(&line[..line.len() - 1], expected + 1)?;
+        let mut reader = BufReader::with_capacity(1 << 16, FileRange::new(&self.file, start, end));
+        let mut line = Vec::new();
+        let mut expected = first_seq;
+        loop {
+            let read = match read_line(&mut reader, &mut line).map_err(io_error)? {
+                LineRead::Line(read) => read,
+                // Only complete lines: an unfinished one is an append under way elsewhere.
+                LineRead::Eof | LineRead::Partial(_) => break,
+                LineRead::TooLong => {
+                    return Err(self.corrupt(
+                        expected + 1,
+                        format!("longer than the {MAX_LINE_BYTES} bytes a log line may have"),
+                    ));
+                }
+            };
+            let event = self.parse_event(&line[..read - 1], expected + 1)?;
             if event.seq != expected {
                 return Err(self.corrupt(
                     expected + 1,
@@ -426,6 +499,7 @@ impl Log for JsonlLog {
             if event.seq >= seq {
                 visit(event);
             }
+            expected += 1;
         }
         Ok(())
     }
@@ -445,6 +519,156 @@ impl fmt::Debug for JsonlLog {
             .field("mode", &self.mode)
             .field("next_seq", &self.next_seq)
             .finish_non_exhaustive()
+    }
+}
+
+/// Opens a log file as `mode` says: without following a link when writing, exclusively when
+/// creating, never blocking (a FIFO), and only a regular file; a writer takes the file's lock.
+fn open_file(path: &Path, mode: OpenMode) -> Result<File, SessionError> {
+    let io_error = |source: io::Error| match source.raw_os_error() {
+        Some(libc::ELOOP) => SessionError::SymbolicLink {
+            path: path.to_path_buf(),
+        },
+        _ => SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+    };
+    let create = || {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+    };
+    let file = match mode {
+        OpenMode::Read => OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path),
+        OpenMode::Create => create(),
+        OpenMode::Write => {
+            let existing = || {
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                    .open(path)
+            };
+            // Created by someone else between the two tries: open theirs.
+            match existing() {
+                Err(error) if error.kind() == io::ErrorKind::NotFound => match create() {
+                    Err(error) if error.kind() == io::ErrorKind::AlreadyExists => existing(),
+                    created => created,
+                },
+                opened => opened,
+            }
+        }
+    }
+    .map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
+    if !metadata.is_file() {
+        return Err(SessionError::NotALog {
+            path: path.to_path_buf(),
+            reason: format!("it is {}, not a regular file", file_kind(&metadata.file_type())),
+        });
+    }
+    if mode != OpenMode::Read {
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(SessionError::Locked {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(TryLockError::Error(error)) => return Err(io_error(error)),
+        }
+    }
+    Ok(file)
+}
+
+/// What a file that is not a regular file is, for a message.
+fn file_kind(kind: &fs::FileType) -> &'static str {
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// A text quoting a file's bytes, as an error message carries it: neutralized, so it cannot
+/// drive a terminal, and cut to 200 characters.
+fn excerpt(text: &str) -> String {
+    const MAX_CHARS: usize = 200;
+    let text = neutralize(text);
+    match text.char_indices().nth(MAX_CHARS) {
+        None => text.into_owned(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
+/// One line read with a bound.
+enum LineRead {
+    /// A complete line of this many bytes, its `\n` included.
+    Line(usize),
+    /// The end of the file.
+    Eof,
+    /// An incomplete line of this many bytes at the end of the file.
+    Partial(usize),
+    /// A line longer than [`MAX_LINE_BYTES`]; what was read of it is not a line.
+    TooLong,
+}
+
+/// Reads one line into `line` (cleared first), holding at most [`MAX_LINE_BYTES`] and its `\n`.
+fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
+    line.clear();
+    let limit = MAX_LINE_BYTES as u64 + 1;
+    let read = reader.by_ref().take(limit).read_until(b'\n', line)?;
+    Ok(if read == 0 {
+        LineRead::Eof
+    } else if line.last() == Some(&b'\n') {
+        LineRead::Line(read)
+    } else if read as u64 == limit {
+        LineRead::TooLong
+    } else {
+        LineRead::Partial(read)
+    })
+}
+
+/// The bytes of a file from `pos` to `end` (or its end), read at offsets: the file's cursor is
+/// left alone, so readers never disturb one another.
+struct FileRange<'a> {
+    file: &'a File,
+    pos: u64,
+    end: u64,
+}
+
+impl<'a> FileRange<'a> {
+    fn new(file: &'a File, pos: u64, end: u64) -> Self {
+        FileRange { file, pos, end }
+    }
+}
+
+impl Read for FileRange<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = usize::try_from(self.end.saturating_sub(self.pos)).unwrap_or(usize::MAX);
+        let want = buf.len().min(left);
+        if want == 0 {
+            return Ok(0);
+        }
+        let read = self.file.read_at(&mut buf[..want], self.pos)?;
+        self.pos += read as u64;
+        Ok(read)
     }
 }
 
@@ -484,13 +708,21 @@ impl SessionDir {
     /// [`Durability::Fsync`] unless [`SessionDir::with_durability`] says otherwise.
     pub fn new(path: impl Into<PathBuf>) -> Result<Self, SessionError> {
         let path = path.into();
+        if fs::metadata(&path).is_ok_and(|metadata| !metadata.is_dir()) {
+            return Err(SessionError::NotADirectory { path });
+        }
         fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&path)
-            .map_err(|source| SessionError::Io {
-                path: path.clone(),
-                source,
+            .map_err(|source| match source.kind() {
+                io::ErrorKind::AlreadyExists | io::ErrorKind::NotADirectory => {
+                    SessionError::NotADirectory { path: path.clone() }
+                }
+                _ => SessionError::Io {
+                    path: path.clone(),
+                    source,
+                },
             })?;
         Ok(SessionDir {
             path,
@@ -520,6 +752,46 @@ impl SessionDir {
     /// Opens the log of session `id` (creating it when writing).
     pub fn open_log(&self, id: &str, mode: OpenMode) -> Result<JsonlLog, SessionError> {
         JsonlLog::open(self.path_of(id)?, mode, self.durability.clone())
+    }
+
+    /// Creates a new session whose id starts with `prefix` (`<prefix>-<time>-<process>-<n>`),
+    /// its file created exclusively: a name that exists already, whatever it is (a log, a file,
+    /// a link planted there), is never opened; another name is tried. Returns the id and the log.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("tool-runtime-create-{}", std::process::id()));
+    /// use tool_runtime::session::SessionDir;
+    ///
+    /// let sessions = SessionDir::new(&dir).unwrap();
+    /// let (first, _) = sessions.create("repl").unwrap();
+    /// let (second, _) = sessions.create("repl").unwrap();
+    /// assert!(first.starts_with("repl-") && first != second);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn create(&self, prefix: &str) -> Result<(String, JsonlLog), SessionError> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis());
+        let mut attempts = 0;
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let id = format!("{prefix}-{millis}-{}-{n}", std::process::id());
+            let path = self.path_of(&id)?;
+            match JsonlLog::open(&path, OpenMode::Create, self.durability.clone()) {
+                Err(SessionError::Io { source, .. })
+                    if source.kind() == io::ErrorKind::AlreadyExists && attempts < 100 =>
+                {
+                    attempts += 1;
+                }
+                Err(SessionError::Io { source, .. })
+                    if source.kind() == io::ErrorKind::AlreadyExists =>
+                {
+                    return Err(SessionError::Io { path, source });
+                }
+                result => return result.map(|log| (id, log)),
+            }
+        }
     }
 
     /// Opens session `id`, replayed from its log, with the torn tail found on the way.

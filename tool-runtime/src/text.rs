@@ -1,0 +1,161 @@
+//! Text from models and files, made safe to show a person.
+//!
+//! Content a model wrote, and anything read back from a log, can carry characters that drive a
+//! terminal (ESC, and with it every CSI and OSC sequence) or that render as nothing and so hide
+//! what a line says. [`neutralize`] writes each of them as a visible escape. Which characters
+//! those are comes from Unicode's own property data (the `icu_properties` crate), not a hand
+//! list.
+
+use std::borrow::Cow;
+
+use icu_properties::props::{
+    DefaultIgnorableCodePoint, ExtendedPictographic, GeneralCategory, GeneralCategoryGroup,
+};
+use icu_properties::{CodePointMapData, CodePointSetData};
+
+/// Text made safe to print on a terminal, every character that is not plainly visible written
+/// as an escape such as `\u{1b}` or `\n`:
+///
+/// - the general categories `Other` (controls — C0, DEL, C1, so ESC and every escape sequence,
+///   carriage returns and backspaces —, format characters such as the bidirectional overrides,
+///   the soft hyphen and the tag characters, private use, surrogates and unassigned code
+///   points), the line separator and the paragraph separator;
+/// - every `Default_Ignorable_Code_Point` (zero-width characters, variation selectors, the
+///   Hangul fillers…), but for a zero-width joiner between two pictographs and a variation
+///   selector right after one: those shape an emoji (👩‍💻, ❤️) and hide nothing;
+/// - U+2800 BRAILLE PATTERN BLANK, a symbol that every font draws as nothing.
+///
+/// Everything else is kept as it is.
+///
+/// ```
+/// # use tool_runtime::text::neutralize;
+/// assert_eq!(neutralize("ok \u{1b}]52;c;aGk=\u{7}"), "ok \\u{1b}]52;c;aGk=\\u{7}");
+/// assert_eq!(neutralize("abc\u{202e}def"), "abc\\u{202e}def");
+/// assert_eq!(neutralize("Deploy to prod\u{e0001}"), "Deploy to prod\\u{e0001}");
+/// assert_eq!(neutralize("plain — ü 漢字 👩\u{200d}💻"), "plain — ü 漢字 👩\u{200d}💻");
+/// ```
+pub fn neutralize(text: &str) -> Cow<'_, str> {
+    let mut chars = text.char_indices().peekable();
+    let mut previous = None;
+    let mut first_unsafe = None;
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, next)| next);
+        if hidden(c, previous, next) {
+            first_unsafe = Some(at);
+            break;
+        }
+        previous = Some(c);
+    }
+    let Some(first) = first_unsafe else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    let mut chars = text[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        if hidden(c, previous, chars.peek().copied()) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        previous = Some(c);
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `text` has nothing a person could see: only whitespace and characters
+/// [`neutralize`] would escape as hidden (format, default-ignorable and control characters).
+///
+/// ```
+/// # use tool_runtime::text::is_blank;
+/// assert!(is_blank(" \u{200b}\u{e0041} "));
+/// assert!(!is_blank(" a "));
+/// ```
+pub fn is_blank(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_whitespace() || hidden(c, None, None))
+}
+
+/// Whether `c`, between `previous` and `next`, renders as nothing or drives a terminal.
+fn hidden(c: char, previous: Option<char>, next: Option<char>) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    let category = CodePointMapData::<GeneralCategory>::new().get(c);
+    let pictograph = |c: Option<char>| {
+        c.is_some_and(|c| CodePointSetData::new::<ExtendedPictographic>().contains(c))
+    };
+    if c == '\u{200d}' && pictograph(previous) && pictograph(next) {
+        return false;
+    }
+    if matches!(c, '\u{fe0e}' | '\u{fe0f}') && pictograph(previous) {
+        return false;
+    }
+    GeneralCategoryGroup::Other.contains(category)
+        || matches!(
+            category,
+            GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+        )
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || c == '\u{2800}'
+}
+
+/// The longest string, in characters, quoted whole in an error message.
+pub const MAX_QUOTED_CHARS: usize = 48;
+
+/// A string from a model, as an error message quotes it: a JSON string literal (so quotes,
+/// backslashes and control characters are escaped and the message stays on one line), cut to
+/// [`MAX_QUOTED_CHARS`] characters with `…` when longer.
+///
+/// ```
+/// # use tool_runtime::text::quote;
+/// assert_eq!(quote("a \"b\"\n"), r#""a \"b\"\n""#);
+/// assert_eq!(quote(&"x".repeat(60)), format!("\"{}…\"", "x".repeat(48)));
+/// ```
+pub fn quote(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => serde_json::to_string(text).expect("a string serializes"),
+        Some((cut, _)) => {
+            let mut quoted = serde_json::to_string(&text[..cut]).expect("a string serializes");
+            quoted.insert(quoted.len() - 1, '…');
+            quoted
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_and_default_ignorable_characters_are_escaped() {
+        for (c, escaped) in [
+            ('\u{ad}', "\\u{ad}"),
+            ('\u{206a}', "\\u{206a}"),
+            ('\u{206f}', "\\u{206f}"),
+            ('\u{fff9}', "\\u{fff9}"),
+            ('\u{fffb}', "\\u{fffb}"),
+            ('\u{3164}', "\\u{3164}"),
+            ('\u{2800}', "\\u{2800}"),
+            ('\u{e0001}', "\\u{e0001}"),
+            ('\u{e007f}', "\\u{e007f}"),
+            ('\u{200b}', "\\u{200b}"),
+            ('\u{feff}', "\\u{feff}"),
+            ('\u{2028}', "\\u{2028}"),
+            ('\u{9b}', "\\u{9b}"),
+            ('\u{e000}', "\\u{e000}"),
+            ('\u{fe0f}', "\\u{fe0f}"),
+        ] {
+            let text = format!("a{c}b");
+            assert_eq!(neutralize(&text), format!("a{escaped}b"), "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn emoji_sequences_and_ordinary_text_are_kept() {
+        for text in ["❤\u{fe0f}", "👨\u{200d}👩\u{200d}👧", "naïve café", "日本語", "a\u{301}"] {
+            assert_eq!(neutralize(text), text);
+        }
+        assert_eq!(neutralize("a\u{200d}b"), "a\\u{200d}b");
+    }
+}
