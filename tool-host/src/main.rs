@@ -146,11 +146,7 @@ enum Failure {
     Dialect(tool_runtime::DialectError),
     Session(SessionError),
     /// The latest todo list of a log cannot be read.
-    List {
-        path: PathBuf,
-        line: u64,
-        error: serde_json::Error,
-    },
+    List(tool_host::ListError),
     /// Input the command cannot take (exit status 2).
     Input(String),
 }
@@ -174,12 +170,7 @@ impl fmt::Display for Failure {
             Failure::Load(error) => error.fmt(f),
             Failure::Dialect(error) => error.fmt(f),
             Failure::Session(error) => error.fmt(f),
-            Failure::List { path, line, error } => write!(
-                f,
-                "session log {}: line {line}: the todo list cannot be read: {}",
-                path.display(),
-                tool_runtime::text::neutralize(&error.to_string())
-            ),
+            Failure::List(error) => error.fmt(f),
             Failure::Input(message) => f.write_str(message),
         }
     }
@@ -346,13 +337,7 @@ fn run(ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, Failure> {
                 })?;
                 result?;
             } else {
-                let current = || {
-                    tool_todo::current(&session).map_err(|error| Failure::List {
-                        line: session.latest(tool_todo::EVENT_KIND).map_or(0, |e| e.seq + 1),
-                        path: file.clone(),
-                        error,
-                    })
-                };
+                let current = || tool_host::current_todos(&session, &file).map_err(Failure::List);
                 match format {
                     Format::Json => {
                         let todos = tool_todo::current_json(&session)?;

@@ -43,7 +43,9 @@ pub fn run(
         out,
         "Type `help` for commands, or a tool call such as `todo_write {{\"todos\": []}}`."
     )?;
-    if let Some(todos) = tool_todo::current(agent.session()).map_err(io::Error::other)? {
+    if let Some(todos) =
+        crate::current_todos(agent.session(), session_path).map_err(io::Error::other)?
+    {
         write!(out, "{}", checklist(&todos, &style()))?;
     }
     let mut pending = String::new();

@@ -147,13 +147,24 @@ mod tests {
             ('\u{fe0f}', "\\u{fe0f}"),
         ] {
             let text = format!("a{c}b");
-            assert_eq!(neutralize(&text), format!("a{escaped}b"), "U+{:04X}", c as u32);
+            assert_eq!(
+                neutralize(&text),
+                format!("a{escaped}b"),
+                "U+{:04X}",
+                c as u32
+            );
         }
     }
 
     #[test]
     fn emoji_sequences_and_ordinary_text_are_kept() {
-        for text in ["❤\u{fe0f}", "👨\u{200d}👩\u{200d}👧", "naïve café", "日本語", "a\u{301}"] {
+        for text in [
+            "❤\u{fe0f}",
+            "👨\u{200d}👩\u{200d}👧",
+            "naïve café",
+            "日本語",
+            "a\u{301}",
+        ] {
             assert_eq!(neutralize(text), text);
         }
         assert_eq!(neutralize("a\u{200d}b"), "a\\u{200d}b");

@@ -53,8 +53,8 @@ use serde_json::value::RawValue;
 
 use crate::SessionError;
 use crate::event::Event;
-use crate::text::neutralize;
 use crate::session::{Ack, GroupSync, Log, Recovered, Session};
+use crate::text::neutralize;
 
 /// The header every log file starts with.
 const HEADER: &str = "{\"format\":\"tool-session\",\"version\":1}\n";
@@ -529,6 +529,10 @@ fn open_file(path: &Path, mode: OpenMode) -> Result<File, SessionError> {
         Some(libc::ELOOP) => SessionError::SymbolicLink {
             path: path.to_path_buf(),
         },
+        Some(libc::EISDIR) => SessionError::NotALog {
+            path: path.to_path_buf(),
+            reason: "it is a directory, not a regular file".to_owned(),
+        },
         _ => SessionError::Io {
             path: path.to_path_buf(),
             source,
@@ -572,7 +576,10 @@ fn open_file(path: &Path, mode: OpenMode) -> Result<File, SessionError> {
     if !metadata.is_file() {
         return Err(SessionError::NotALog {
             path: path.to_path_buf(),
-            reason: format!("it is {}, not a regular file", file_kind(&metadata.file_type())),
+            reason: format!(
+                "it is {}, not a regular file",
+                file_kind(&metadata.file_type())
+            ),
         });
     }
     if mode != OpenMode::Read {

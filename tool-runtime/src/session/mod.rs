@@ -32,7 +32,7 @@ use crate::SessionError;
 use crate::event::Event;
 
 pub use hub::{HubEvent, HubSubscription, SessionHub};
-pub use jsonl::{Durability, JsonlLog, OpenMode, SessionDir, TornTail};
+pub use jsonl::{Durability, JsonlLog, MAX_LINE_BYTES, OpenMode, SessionDir, TornTail};
 pub use memory::MemoryLog;
 pub(crate) use order::{Gate, Turn};
 pub use sync::GroupSync;
