@@ -116,3 +116,48 @@ fn hostile_content_cannot_drive_the_terminal() {
         assert!(drawn.contains("right-to-left \\u{202e}txt.exe"));
     }
 }
+
+// Regression: tag characters, the soft hyphen, the deprecated format characters, the
+// interlinear annotations, the Hangul filler and the blank Braille pattern passed raw, so
+// "Deploy to prod" and "Deploy to prod" followed by a tag character looked the same.
+#[test]
+fn every_invisible_character_is_visible() {
+    let invisible = [
+        '\u{e0001}',
+        '\u{e0020}',
+        '\u{e007f}',
+        '\u{ad}',
+        '\u{206a}',
+        '\u{206f}',
+        '\u{fff9}',
+        '\u{fffb}',
+        '\u{3164}',
+        '\u{2800}',
+        '\u{115f}',
+        '\u{180b}',
+        '\u{fe00}',
+        '\u{1d173}',
+    ];
+    for c in invisible {
+        let list = [
+            Todo::new("Deploy to prod", TodoStatus::Pending),
+            Todo::new(format!("Deploy to prod{c}"), TodoStatus::Pending),
+        ];
+        let drawn = checklist(&list, &ChecklistStyle::plain());
+        let lines: Vec<&str> = drawn.lines().collect();
+        assert_ne!(lines[1], lines[2], "U+{:04X}", c as u32);
+        assert_eq!(
+            lines[2],
+            format!("  ○ Deploy to prod\\u{{{:x}}}", c as u32),
+            "U+{:04X}",
+            c as u32
+        );
+    }
+    // Emoji keep their joiners and presentation selectors: they hide nothing.
+    let emoji = "Ship it 👩\u{200d}💻 ❤\u{fe0f}";
+    let drawn = checklist(
+        &[Todo::new(emoji, TodoStatus::Pending)],
+        &ChecklistStyle::plain(),
+    );
+    assert_eq!(drawn.lines().nth(1).unwrap(), format!("  ○ {emoji}"));
+}

@@ -167,6 +167,35 @@ fn host_limits_on_count_and_content_have_safe_defaults() {
     );
 }
 
+// Regression: the README said nesting "beyond 128" levels is refused, while 128 is.
+#[test]
+fn the_deepest_nesting_accepted_is_127_levels() {
+    let ctx = ctx();
+    let exec = Exec::for_agent(Agent::new("p", Session::in_memory()));
+    // The arguments' object is one level, each array one more.
+    let nested = |levels: usize| {
+        let arrays = levels - 1;
+        format!(
+            r#"{{"todos": {}{}}}"#,
+            "[".repeat(arrays),
+            "]".repeat(arrays)
+        )
+    };
+    let out = ctx.tools.call("todo_write", &exec, &nested(127)).wait();
+    assert!(
+        !out.text.contains("recursion limit"),
+        "127 levels: {}",
+        out.text
+    );
+    let out = ctx.tools.call("todo_write", &exec, &nested(128)).wait();
+    assert!(
+        out.text
+            .starts_with("Error: invalid arguments: malformed JSON: recursion limit exceeded"),
+        "128 levels: {}",
+        out.text
+    );
+}
+
 #[test]
 fn deep_nesting_is_refused_without_exhausting_the_stack() {
     let ctx = ctx();

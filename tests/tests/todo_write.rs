@@ -211,6 +211,44 @@ fn duplicate_content_escapes_quotes_backslashes_and_controls_but_not_unicode() {
     assert!(!out.text.contains('\n'));
 }
 
+// Regression: a long duplicate (60 KB, with a host that allows it) was quoted whole.
+#[test]
+fn a_long_duplicate_is_quoted_cut_as_argument_errors_are() {
+    let h = Harness::new();
+    let long = "step ".repeat(1_800);
+    let out = h.call_json(todos(&[(&long, "pending"), (&long, "completed")]));
+    let cut = &long.trim()[..48];
+    assert_eq!(
+        out,
+        error(&format!(
+            r#"Error: invalid todos: duplicate content "{cut}…""#
+        ))
+    );
+}
+
+// Content that shows nothing is empty: the checklist could only draw escapes for it.
+#[test]
+fn content_of_only_invisible_characters_is_empty() {
+    let h = Harness::new();
+    for content in [
+        "\u{200b}",
+        "\u{e0041}\u{e0042}",
+        " \u{2800} ",
+        "\u{ad}\u{3164}",
+        "\u{202e}",
+    ] {
+        let out = h.call_json(todos(&[(content, "pending")]));
+        assert_eq!(
+            out,
+            error("Error: invalid todo: `content` must be a non-empty string"),
+            "{content:?}"
+        );
+    }
+    // Visible text with an invisible character is content; the checklist shows the character.
+    let out = h.call_json(todos(&[("Deploy to prod\u{e0001}", "pending")]));
+    assert!(!out.is_error, "{}", out.text);
+}
+
 #[test]
 fn more_than_one_in_progress_is_rejected_with_the_count() {
     let h = Harness::new();
