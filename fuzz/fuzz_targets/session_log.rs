@@ -13,7 +13,9 @@ fuzz_target!(|data: &[u8]| {
     let path = dir.join("s.jsonl");
     std::fs::write(&path, data).unwrap();
     match JsonlLog::open(&path, OpenMode::Read, Durability::Flush) {
-        Err(SessionError::Corrupt { .. } | SessionError::Format { .. }) => {}
+        Err(
+            SessionError::Corrupt { .. } | SessionError::Format { .. } | SessionError::NotALog { .. },
+        ) => {}
         Err(other) => panic!("unexpected error: {other}"),
         Ok(log) => {
             let torn = log.torn_tail().is_some();
