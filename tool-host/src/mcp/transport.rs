@@ -4,7 +4,7 @@
 //! answer, whatever its bytes:
 //!
 //! - A `tools/call`'s `arguments` are not parsed here: their raw text goes to the handler beside
-//!   the request (see [`RawCall`]), and the runtime parses it as it parses every host's
+//!   the request (in its extensions), and the runtime parses it as it parses every host's
 //!   arguments. A lone surrogate, a number out of range, nesting past the parser's depth limit,
 //!   a duplicate key, arguments over the size cap: each comes back as a tool result with
 //!   `isError: true`, word for word what `toolhost call` prints.
@@ -21,7 +21,7 @@
 //!   an answer with, and answering what cannot be read can start an error storm with a peer
 //!   that answers errors in turn. Non-standard notifications are ignored silently, as rmcp does.
 //!
-//! Each `tools/call` also gets a [`Ticket`] in arrival order; the handler runs it in its turn.
+//! Each `tools/call` also gets a ticket in arrival order; the handler runs it in its turn.
 //! Messages are written one per line, each under a lock shared by the transport's own answers
 //! and rmcp's concurrent sends.
 
