@@ -21,6 +21,12 @@ struct Server {
 
 impl Server {
     fn start(name: &str, extra: &[&str]) -> Server {
+        let mut server = Server::spawn(name, extra);
+        server.initialize();
+        server
+    }
+
+    fn spawn(name: &str, extra: &[&str]) -> Server {
         let dir = std::env::temp_dir().join(format!("toolhost-mcp-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -44,18 +50,21 @@ impl Server {
                 }
             }
         });
-        let mut server = Server {
+        Server {
             stdin: child.stdin.take(),
             child,
             lines,
             dir,
-        };
+        }
+    }
+
+    fn initialize(&mut self) {
+        let server = self;
         server.send(
             r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
         );
         server.answer(&json!("init"));
         server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        server
     }
 
     fn send(&mut self, line: &str) {
@@ -328,4 +337,21 @@ fn the_size_cap_has_a_ceiling_the_transport_carries() {
     let help = toolhost(&["mcp", "--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("268435456"), "{help}");
+}
+
+#[test]
+fn a_call_answered_before_initialize_holds_up_no_later_call() {
+    let mut server = Server::spawn("early", &[]);
+    let early = server.call("early", r#"{"todos":[]}"#);
+    assert!(early["error"]["code"].is_i64(), "{early}");
+    server.initialize();
+    let answer = server.call("later", r#"{"todos":[]}"#);
+    assert_eq!(
+        tool_result(&answer),
+        (
+            "Updated todo list: 0 pending, 0 in progress, 0 completed",
+            false
+        )
+    );
+    assert_eq!(server.finish(), [json!([])]);
 }
