@@ -515,12 +515,10 @@ impl<'a> Members<'a> {
     }
 
     fn duplicate(&self) -> Option<&str> {
-        self.0.iter().enumerate().find_map(|(i, (key, _))| {
-            self.0[..i]
-                .iter()
-                .any(|(earlier, _)| earlier == key)
-                .then_some(key.as_str())
-        })
+        let mut seen = std::collections::HashSet::with_capacity(self.0.len());
+        self.0
+            .iter()
+            .find_map(|(key, _)| (!seen.insert(key.as_str())).then_some(key.as_str()))
     }
 }
 
