@@ -6,7 +6,6 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tool_host::mcp::McpServer;
 use tool_runtime::{Agent, Ctx, Session};
@@ -31,9 +30,8 @@ fuzz_target!(|data: &[u8]| {
         let server = McpServer::new(Arc::clone(&CTX), Agent::new("fuzz", Session::in_memory())).unwrap();
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         let serving = tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
+            let (read, write) = tokio::io::split(server_io);
+            let _ = server.serve_connection(read, write).await;
         });
         let (read, mut write) = tokio::io::split(client_io);
         write.write_all(INITIALIZE.as_bytes()).await.unwrap();

@@ -80,8 +80,16 @@ enum Command {
         /// Resume the session persisted in this file (created if absent).
         #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
         session: Option<PathBuf>,
-        /// The largest arguments of one call, in bytes; larger ones get an error result.
-        #[arg(long, value_name = "BYTES", default_value_t = tool_runtime::DEFAULT_MAX_ARGS_BYTES)]
+        /// The largest arguments of one call, in bytes; larger ones get an error result. At
+        /// most 268435456 (256 MiB), the most one message on the connection may carry besides
+        /// its 64 KiB envelope.
+        #[arg(
+            long,
+            value_name = "BYTES",
+            default_value_t = tool_runtime::DEFAULT_MAX_ARGS_BYTES,
+            value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+                .range(0..=mcp::MAX_ARGS_BYTES_CEILING as u64),
+        )]
         max_args_bytes: usize,
     },
     /// Print the current todo list of a session log, or its events.

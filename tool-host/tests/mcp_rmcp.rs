@@ -1,5 +1,5 @@
-//! The MCP server in-process, against rmcp's own client over in-memory pipes: the connection's
-//! calls land in its agent's session.
+//! The MCP server in-process, on its own transport, against rmcp's own client over in-memory
+//! pipes: the connection's calls land in its agent's session.
 
 use std::sync::Arc;
 
@@ -34,8 +34,8 @@ async fn rmcp_client_lists_and_calls_through_the_runtime() {
 
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let server = tokio::spawn(async move {
-        let running = server.serve(server_io).await.unwrap();
-        running.waiting().await.unwrap();
+        let (read, write) = tokio::io::split(server_io);
+        server.serve_connection(read, write).await.unwrap();
     });
     let client = ().serve(client_io).await.unwrap();
 

@@ -89,6 +89,14 @@ async def check_protocol(session):
     assert result.is_error and text_of(result) == \
         'Error: unknown tool "todo_writ"; available tools: todo_write', result
 
+    # Calls in flight together are all answered (the server runs them one at a time).
+    results = await asyncio.gather(*(
+        session.call_tool("todo_write", todos((f"step {i} \U0001F680", "pending")))
+        for i in range(20)))
+    for result in results:
+        assert not result.is_error and text_of(result) == \
+            "Updated todo list: 1 pending, 0 in progress, 0 completed", result
+
     # The server is still serving, and the last accepted list is ours.
     result = await session.call_tool("todo_write", todos(("mine", "in_progress")))
     assert text_of(result) == "Updated todo list: 0 pending, 1 in progress, 0 completed"

@@ -6,9 +6,29 @@
 //! answers with the exact model-facing text, `isError` set from the result. A call the runtime
 //! refuses (an unknown tool, wrong or oversized arguments) is a tool result with `isError: true`,
 //! which the model sees; the protocol's own errors (malformed JSON-RPC, unknown methods) are
-//! rmcp's. Standard output is the protocol: everything else goes to standard error.
+//! JSON-RPC errors. Standard output is the protocol: everything else goes to standard error.
+//!
+//! The connection runs on this crate's [`LineTransport`] under rmcp's service: every request with
+//! an id gets an answer, whatever its bytes (see [`transport`] for what is skipped, and why), and
+//! a call's arguments reach the runtime as the exact text the client sent, so they are checked
+//! as `toolhost call` checks them.
+//!
+//! Calls on one connection run one at a time, in the order they arrived: a client may send many
+//! without waiting, and their events land in the session in the order sent, so the last list
+//! sent is the current one. (rmcp runs each request in a task of its own; each call waits for
+//! every call that arrived before it to finish.)
+
+mod order;
+pub mod transport;
 
 use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+pub use transport::LineTransport;
+
+/// The largest `--max-args-bytes` the transport carries: 256 MiB. A line may be
+/// [`transport::MAX_LINE_BYTES_OVER_ARGS`] longer, and is held in memory whole.
+pub const MAX_ARGS_BYTES_CEILING: usize = 256 << 20;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -17,6 +37,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use tool_runtime::{Agent, Ctx, Dialect, Exec};
+use transport::RawCall;
 
 /// Serves one MCP connection.
 #[derive(Clone)]
@@ -47,8 +68,20 @@ impl McpServer {
     /// Serves the connection on this process's standard input and output until the client
     /// closes it.
     pub async fn serve_stdio(self) -> Result<(), String> {
+        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
+            .await
+    }
+
+    /// Serves one connection, read from `read` and written to `write` as JSON Lines, until the
+    /// client closes it. Lines may carry arguments as long as the registry's size cap.
+    pub async fn serve_connection<R, W>(self, read: R, write: W) -> Result<(), String>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let transport = LineTransport::new(read, write, self.ctx.tools.max_args_bytes());
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|error| format!("MCP connection failed to start: {error}"))?;
         running
@@ -76,17 +109,26 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // rmcp hands over the arguments parsed; the runtime takes the JSON text, as every host
-        // gives it.
-        let args = match &request.arguments {
-            Some(arguments) => serde_json::to_string(arguments)
-                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?,
-            None => "{}".to_owned(),
+        // The runtime takes the JSON text the client sent, as every host gives it. Over another
+        // transport, rmcp hands over the arguments parsed: they are written out again.
+        let raw = context.extensions.remove::<RawCall>();
+        let args: Arc<str> = match (&raw, &request.arguments) {
+            (Some(raw), _) => Arc::clone(&raw.args),
+            (None, Some(arguments)) => serde_json::to_string(arguments)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
+                .into(),
+            (None, None) => "{}".into(),
         };
+        if let Some(raw) = &raw {
+            raw.ticket.turn().await;
+        }
         let exec = Exec::for_agent(self.agent.clone());
         let output = self.ctx.tools.call(&request.name, &exec, &args).await;
+        if let Some(raw) = raw {
+            raw.ticket.finish();
+        }
         let content = vec![ContentBlock::text(output.text)];
         let result = if output.is_error {
             CallToolResult::error(content)
