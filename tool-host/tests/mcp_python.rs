@@ -7,15 +7,23 @@ use std::process::Command;
 #[test]
 fn the_python_sdk_client_lists_and_calls_todo_write() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let probe = Command::new("python3").args(["-c", "import mcp"]).output();
+    // The virtual environment `.ci/run` makes, else the first python3 on PATH.
+    let venv = here.join("../target/venv/bin/python3");
+    let python = if venv.exists() {
+        venv.as_os_str()
+    } else {
+        "python3".as_ref()
+    };
+    let probe = Command::new(python).args(["-c", "import mcp"]).output();
     match probe {
         Ok(output) if output.status.success() => {}
         _ => panic!(
-            "the Python MCP client is missing: python3 -m pip install -r {}",
+            "the Python MCP client is missing: `bash .ci/run` installs it, or \
+             `python3 -m venv target/venv && target/venv/bin/pip install -r {}`",
             here.join("tests/mcp/requirements.txt").display()
         ),
     }
-    let output = Command::new("python3")
+    let output = Command::new(python)
         .arg(here.join("tests/mcp/client.py"))
         .env("TOOLHOST", env!("CARGO_BIN_EXE_toolhost"))
         .env(
