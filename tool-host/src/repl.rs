@@ -88,7 +88,17 @@ pub fn run(
         if let Some(parent) = history.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
-        let _ = editor.save_history(history);
+        // rustyline writes the history with `File::create`, which follows a link: one planted
+        // where the history goes would have its target overwritten.
+        match std::fs::symlink_metadata(history) {
+            Ok(metadata) if !metadata.is_file() => eprintln!(
+                "toolhost: the REPL history {} is not a regular file; it was not written",
+                history.display()
+            ),
+            _ => {
+                let _ = editor.save_history(history);
+            }
+        }
     }
     Ok(())
 }

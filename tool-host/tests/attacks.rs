@@ -436,3 +436,36 @@ fn a_failed_write_is_not_a_dead_session() {
     );
     assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 2);
 }
+
+// A sibling of the planted session link: the REPL's history was written with `File::create`,
+// through a link planted where the history goes.
+#[test]
+fn the_repl_history_is_not_written_through_a_link() {
+    let dir = Scratch::new("history-link");
+    let state = dir.file("state");
+    fs::create_dir_all(state.join("toolhost")).unwrap();
+    let target = dir.file("precious.txt");
+    fs::write(&target, "precious").unwrap();
+    let history = state.join("toolhost/repl-history");
+    std::os::unix::fs::symlink(&target, &history).unwrap();
+    let mut child = command(&["repl", "--session", dir.file("s.jsonl").to_str().unwrap()])
+        .env("XDG_STATE_HOME", &state)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"list\nquit\n")
+        .unwrap();
+    let (status, _, stderr) = wait_at_most(child, Duration::from_secs(20));
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("is not a regular file; it was not written"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "precious");
+}
