@@ -595,3 +595,44 @@ fn a_header_with_more_fields_still_reads() {
         assert_eq!(events[0].data::<u32>().unwrap(), 1);
     }
 }
+
+// Regression: the visitor ran under the session's lock, so a visitor that appended deadlocked,
+// and a slow one (printing to a pipe) held up every append.
+#[test]
+fn a_visitor_runs_outside_the_lock_and_sees_the_events_there_when_it_began() {
+    let dir = TempDir::new("visit");
+    let session = open(&dir.file("s.jsonl"), OpenMode::Write).unwrap();
+    for n in 1..=600u64 {
+        session.append("n/x", &n).unwrap();
+    }
+    let mut seen = Vec::new();
+    session
+        .for_each_from(2, &mut |event| {
+            seen.push(event.seq);
+            session.append("n/seen", &event.seq).unwrap();
+        })
+        .unwrap();
+    assert_eq!(seen, (2..=600).collect::<Vec<_>>());
+    assert_eq!(session.next_seq(), 600 + 599 + 1);
+    let all = session.events_from(1).unwrap();
+    assert_eq!(all.len(), 1199);
+    assert!(all.iter().enumerate().all(|(i, e)| e.seq == i as u64 + 1));
+}
+
+#[test]
+fn a_session_open_twice_in_a_hub_says_so() {
+    let ctx = Ctx::new();
+    let _first = ctx
+        .sessions
+        .open("agent-1", tool_runtime::session::MemoryLog::new())
+        .unwrap();
+    match ctx
+        .sessions
+        .open("agent-1", tool_runtime::session::MemoryLog::new())
+    {
+        Err(error @ SessionError::AlreadyOpen { .. }) => {
+            assert_eq!(error.to_string(), "session \"agent-1\" is open already");
+        }
+        other => panic!("{other:?}"),
+    }
+}

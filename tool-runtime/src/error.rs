@@ -165,6 +165,13 @@ pub enum SessionError {
         /// The longest line a log may have.
         max: usize,
     },
+    /// A session of this id is open in the hub already: two handles appending to one log would
+    /// break its order.
+    #[error("session {id:?} is open already")]
+    AlreadyOpen {
+        /// The session's id.
+        id: String,
+    },
     /// A session id that could name a file outside the session directory, or none.
     #[error("invalid session id {id:?}: {reason}")]
     InvalidId {

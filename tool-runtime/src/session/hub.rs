@@ -75,10 +75,7 @@ impl SessionHub {
         let mut sessions = self.lock();
         sessions.retain(|registered| registered.shared.strong_count() > 0);
         if sessions.iter().any(|registered| registered.id == id) {
-            return Err(SessionError::InvalidId {
-                id: id.to_string(),
-                reason: "a session of this id is open already",
-            });
+            return Err(SessionError::AlreadyOpen { id: id.to_string() });
         }
         let link = Link {
             live: self.inner.live.clone(),

@@ -43,6 +43,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, BufRead, BufReader, Read};
+use std::ops::ControlFlow;
 use std::os::unix::fs::{DirBuilderExt, FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -452,7 +453,11 @@ impl Log for JsonlLog {
         Ok(ack)
     }
 
-    fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError> {
+    fn for_each_from(
+        &self,
+        seq: u64,
+        visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<(), SessionError> {
         let seq = seq.max(1);
         let slot = ((seq - 1) / INDEX_STRIDE) as usize;
         let (start, first_seq) = match self.index.get(slot) {
@@ -496,8 +501,8 @@ impl Log for JsonlLog {
                     format!("expected seq {expected}, found {}", event.seq),
                 ));
             }
-            if event.seq >= seq {
-                visit(event);
+            if event.seq >= seq && visit(event).is_break() {
+                break;
             }
             expected += 1;
         }
@@ -509,6 +514,10 @@ impl Log for JsonlLog {
             self.recovered.next_seq,
             self.recovered.latest.clone(),
         ))
+    }
+
+    fn follows_another_writer(&self) -> bool {
+        self.mode == OpenMode::Read
     }
 }
 

@@ -1,5 +1,6 @@
 //! A log kept in memory, for tests and for sessions that need not outlive the process.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::SessionError;
@@ -25,12 +26,17 @@ impl Log for MemoryLog {
         Ok(Ack::durable())
     }
 
-    fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError> {
+    fn for_each_from(
+        &self,
+        seq: u64,
+        visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<(), SessionError> {
         let start = self.events.partition_point(|event| event.seq < seq);
-        self.events[start..]
-            .iter()
-            .map(|event| Event::clone(event))
-            .for_each(visit);
+        for event in &self.events[start..] {
+            if visit(Event::clone(event)).is_break() {
+                break;
+            }
+        }
         Ok(())
     }
 }

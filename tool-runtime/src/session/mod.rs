@@ -21,6 +21,7 @@ mod sync;
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -59,8 +60,14 @@ pub trait Log: Send + 'static {
     /// Keeps one event.
     fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError>;
 
-    /// Calls `visit` with every kept event whose seq is `seq` or later, in seq order.
-    fn for_each_from(&self, seq: u64, visit: &mut dyn FnMut(Event)) -> Result<(), SessionError>;
+    /// Calls `visit` with every kept event whose seq is `seq` or later, in seq order, until it
+    /// returns [`ControlFlow::Break`]. A backend should start near `seq` rather than read from the
+    /// first event, and stream: the session reads a long log a chunk at a time.
+    fn for_each_from(
+        &self,
+        seq: u64,
+        visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<(), SessionError>;
 
     /// Where the session stands after the kept events. The default reads every event; a backend
     /// may do better.
@@ -70,9 +77,16 @@ pub trait Log: Send + 'static {
         self.for_each_from(0, &mut |event| {
             recovered.next_seq = event.seq + 1;
             latest.insert(event.kind.clone(), event);
+            ControlFlow::Continue(())
         })?;
         recovered.latest = latest.into_values().collect();
         Ok(recovered)
+    }
+
+    /// Whether the log only reads events another writer keeps (a file opened for reading), so it
+    /// may hold more than this session appended. `false` unless a backend says otherwise.
+    fn follows_another_writer(&self) -> bool {
+        false
     }
 }
 
@@ -280,13 +294,63 @@ impl Session {
         self.lock().next_seq
     }
 
-    /// Calls `visit` with every event whose seq is `seq` or later, read from the log.
+    /// Calls `visit` with every event whose seq is `seq` or later, read from the log: the events
+    /// there when it was called (and, on a log another process writes, the ones it has written
+    /// meanwhile).
+    ///
+    /// The log is read a chunk of events at a time under the session's lock, and `visit` runs
+    /// outside it: a visitor may append to the session, or take its time, without holding up
+    /// other appends; what it appends is not visited.
+    ///
+    /// ```
+    /// # use tool_runtime::Session;
+    /// let session = Session::in_memory();
+    /// session.append("note/add", &"first").unwrap();
+    /// let mut seen = Vec::new();
+    /// session
+    ///     .for_each_from(1, &mut |event| {
+    ///         seen.push(event.seq);
+    ///         session.append("note/seen", &event.seq).unwrap();
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!((seen, session.next_seq()), (vec![1], 3));
+    /// ```
     pub fn for_each_from(
         &self,
         seq: u64,
         visit: &mut dyn FnMut(Event),
     ) -> Result<(), SessionError> {
-        self.lock().log.for_each_from(seq, visit)
+        const CHUNK: usize = 256;
+        let (head, follows) = {
+            let state = self.lock();
+            (state.next_seq, state.log.follows_another_writer())
+        };
+        let end = if follows { u64::MAX } else { head };
+        let mut next = seq.max(1);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        while next < end {
+            self.lock().log.for_each_from(next, &mut |event| {
+                if event.seq >= end {
+                    return ControlFlow::Break(());
+                }
+                chunk.push(event);
+                if chunk.len() == CHUNK {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })?;
+            let full = chunk.len() == CHUNK;
+            let Some(last) = chunk.last() else {
+                break;
+            };
+            next = last.seq + 1;
+            chunk.drain(..).for_each(&mut *visit);
+            if !full {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Every event whose seq is `seq` or later, read from the log.
