@@ -1,7 +1,27 @@
-//! The parts of `toolhost` other hosts and tests can link: the MCP server and the REPL.
+//! `toolhost` as a library: a [`Host`] serves any `#[tool]` plugins with the command line of
+//! `toolhost` (`repl`, `call`, `replay`, `schema`, `sizes`, `mcp`), and its parts — the MCP
+//! server, the REPL — serve hosts of their own.
+//!
+//! ```no_run
+//! use tool_host::Host;
+//!
+//! fn main() -> std::process::ExitCode {
+//!     Host::new("toolhost").plugin::<tool_todo::TodoWrite>().main()
+//! }
+//! ```
+//!
+//! The runtime, and so every host, is for Unix: session logs rely on Unix file semantics
+//! (`O_NOFOLLOW`, `O_EXCL`, positioned reads and writes, file modes).
 
+mod cli;
+mod commands;
+mod error;
+mod host;
 pub mod mcp;
 pub mod repl;
+
+pub use error::HostError;
+pub use host::Host;
 
 use std::path::{Path, PathBuf};
 

@@ -90,8 +90,10 @@ fn no_agent_makes_the_call_without_an_owning_session() {
 
 #[test]
 fn unknown_tools_and_malformed_json_are_tool_errors() {
+    // An unknown tool is input the command cannot take, as it is for `schema`: exit status 2,
+    // with the text a model would read.
     let output = toolhost(&["call", "todo_writ", "{}"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         stdout(&output),
         "Error: unknown tool \"todo_writ\"; available tools: todo_write\n"

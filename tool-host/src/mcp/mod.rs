@@ -37,6 +37,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use tool_runtime::{Agent, Ctx, Dialect, Exec};
+
+use crate::HostError;
 use transport::RawCall;
 
 /// Serves one MCP connection.
@@ -49,15 +51,15 @@ pub struct McpServer {
 
 impl McpServer {
     /// A server for the tools of `ctx`, whose calls belong to `agent`.
-    pub fn new(ctx: Arc<Ctx>, agent: Agent) -> Result<Self, String> {
+    pub fn new(ctx: Arc<Ctx>, agent: Agent) -> Result<Self, HostError> {
         let tools = ctx
             .tools
             .definitions()
             .map(|definition| {
-                let entry = definition.render(Dialect::Mcp).map_err(|e| e.to_string())?;
-                serde_json::from_value(entry.clone()).map_err(|e| e.to_string())
+                let entry = definition.render(Dialect::Mcp)?;
+                Ok(serde_json::from_value(entry.clone())?)
             })
-            .collect::<Result<Vec<Tool>, String>>()?;
+            .collect::<Result<Vec<Tool>, HostError>>()?;
         Ok(McpServer {
             ctx,
             agent,
@@ -67,14 +69,14 @@ impl McpServer {
 
     /// Serves the connection on this process's standard input and output until the client
     /// closes it.
-    pub async fn serve_stdio(self) -> Result<(), String> {
+    pub async fn serve_stdio(self) -> Result<(), HostError> {
         self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
             .await
     }
 
     /// Serves one connection, read from `read` and written to `write` as JSON Lines, until the
     /// client closes it. Lines may carry arguments as long as the registry's size cap.
-    pub async fn serve_connection<R, W>(self, read: R, write: W) -> Result<(), String>
+    pub async fn serve_connection<R, W>(self, read: R, write: W) -> Result<(), HostError>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -83,11 +85,10 @@ impl McpServer {
         let running = self
             .serve(transport)
             .await
-            .map_err(|error| format!("MCP connection failed to start: {error}"))?;
-        running
-            .waiting()
-            .await
-            .map_err(|error| format!("MCP connection ended with an error: {error}"))?;
+            .map_err(|error| HostError::Mcp(format!("MCP connection failed to start: {error}")))?;
+        running.waiting().await.map_err(|error| {
+            HostError::Mcp(format!("MCP connection ended with an error: {error}"))
+        })?;
         Ok(())
     }
 }

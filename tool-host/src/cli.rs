@@ -1,0 +1,115 @@
+//! The command line: `toolhost <command>` and its options.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use tool_runtime::Dialect;
+
+use crate::mcp;
+
+/// A host for `#[tool]` plugins.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Print the tools' definitions as JSON, in a provider's dialect.
+    Schema {
+        /// Print only this tool's definition, as one object; without it, an array of all.
+        tool: Option<String>,
+        /// The dialect: neutral (`{"name", "description", "input_schema"}`, the normalized
+        /// schema), openai, openai-strict, openai-responses, anthropic, gemini or mcp.
+        #[arg(long, default_value = "neutral", value_parser = parse_dialect)]
+        dialect: Dialect,
+    },
+    /// Print the size of each tool's definition in each dialect: bytes of compact JSON, bytes of
+    /// verbatim texts (descriptions) in it, the bytes of structure beyond them, and tokens
+    /// (o200k_base) when built with `--features tokens`.
+    Sizes,
+    /// Run one tool call in a fresh agent session and print the model-facing text.
+    ///
+    /// Exit status: 0 when the call succeeded, 1 when the tool answered with an error, 2 for a
+    /// usage or input error (an unknown tool, standard input over the cap or not UTF-8), 3 when
+    /// the session could not be opened. The status is the call's outcome even when the text
+    /// cannot be written (a closed standard output): a call that succeeded was committed.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The call's arguments as JSON, or `-` to read them from standard input.
+        args: String,
+        /// Make the call with no owning agent session.
+        #[arg(long, conflicts_with = "session")]
+        no_agent: bool,
+        /// Run the call in the session persisted in this JSON Lines file, created if absent.
+        #[arg(long, value_name = "FILE")]
+        session: Option<PathBuf>,
+    },
+    /// Type tool calls and watch the todo list change: a readline REPL on a session.
+    Repl {
+        /// Where the new session is kept. Default: as for `mcp`.
+        #[arg(long, value_name = "DIR")]
+        session_dir: Option<PathBuf>,
+        /// Work on the session persisted in this file (created if absent).
+        #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
+        session: Option<PathBuf>,
+    },
+    /// Serve the tools over MCP on standard input and output.
+    ///
+    /// The connection is one agent session, persisted as a JSON Lines file: a new one in the
+    /// session directory, or the one `--session` names. Messages go to standard error.
+    Mcp {
+        /// Where new sessions are kept. Default: `$XDG_STATE_HOME/toolhost/sessions`, or
+        /// `~/.local/state/toolhost/sessions`.
+        #[arg(long, value_name = "DIR")]
+        session_dir: Option<PathBuf>,
+        /// Resume the session persisted in this file (created if absent).
+        #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
+        session: Option<PathBuf>,
+        /// The largest arguments of one call, in bytes; larger ones get an error result. At
+        /// most 268435456 (256 MiB), the most one message on the connection may carry besides
+        /// its 64 KiB envelope.
+        #[arg(
+            long,
+            value_name = "BYTES",
+            default_value_t = tool_runtime::DEFAULT_MAX_ARGS_BYTES,
+            value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+                .range(0..=mcp::MAX_ARGS_BYTES_CEILING as u64),
+        )]
+        max_args_bytes: usize,
+    },
+    /// Print the current todo list of a session log, or its events.
+    ///
+    /// A torn last line (an interrupted append) is reported on standard error and skipped; any
+    /// other damage, or a file that is not a session log, is an error (exit status 3).
+    Replay {
+        /// The session's JSON Lines file.
+        file: PathBuf,
+        /// `text`: the checklist; `json`: the `todos` array as the session keeps it (compact
+        /// JSON; `null` when the session has no list); `acp`: the ACP `session/update`
+        /// notification of the list as a plan.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Print every event as JSON Lines instead, streamed from the file.
+        #[arg(long, conflicts_with = "format")]
+        events: bool,
+    },
+}
+
+/// How `replay` prints the list.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Format {
+    /// The checklist.
+    Text,
+    /// The `todos` array.
+    Json,
+    /// The ACP `session/update` notification showing the list as the session's plan.
+    Acp,
+}
+
+fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    name.parse()
+}

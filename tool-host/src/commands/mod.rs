@@ -1,0 +1,107 @@
+//! The host's commands, one module each, and what they share: opening sessions.
+
+mod call;
+mod replay;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
+use tool_runtime::{Agent, Ctx, Session, SessionError};
+
+use crate::HostError;
+use crate::cli::Command;
+
+/// Runs one command with the loaded plugins; `name` is the host's, for messages.
+pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, HostError> {
+    match command {
+        Command::Schema { tool, dialect } => schema::schema(name, ctx, tool.as_deref(), dialect),
+        Command::Sizes => schema::sizes(ctx),
+        Command::Call {
+            tool,
+            args,
+            no_agent,
+            session,
+        } => call::call(name, ctx, &tool, args, no_agent, session.as_deref()),
+        Command::Replay {
+            file,
+            format,
+            events,
+        } => replay::replay(name, &file, format, events),
+        Command::Repl {
+            session_dir,
+            session,
+        } => {
+            let (session, path) = open_or_create(name, session_dir, session, "repl")?;
+            let agent = Agent::new(session.id().to_owned(), session);
+            let history = default_session_dir()
+                .parent()
+                .map(|state| state.join("repl-history"));
+            crate::repl::run(ctx, &agent, &path, history.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp {
+            session_dir,
+            session,
+            max_args_bytes: _,
+        } => {
+            let (session, path) = open_or_create(name, session_dir, session, "mcp")?;
+            eprintln!("{name} mcp: session {}", path.display());
+            let agent = Agent::new(session.id().to_owned(), session);
+            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(server.serve_stdio())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The session in `file`, or a new one (its id starting with `prefix`) in the session directory;
+/// with the file's path.
+fn open_or_create(
+    name: &str,
+    session_dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+    prefix: &str,
+) -> Result<(Session, PathBuf), HostError> {
+    match file {
+        Some(path) => Ok((open_session(name, &path, OpenMode::Write)?, path)),
+        None => {
+            let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
+            let (id, log) = dir.create(prefix)?;
+            let path = log.path().to_path_buf();
+            Ok((Session::open(id, log)?, path))
+        }
+    }
+}
+
+/// `$XDG_STATE_HOME/toolhost/sessions`, else `~/.local/state/toolhost/sessions`, else
+/// `./toolhost-sessions`.
+fn default_session_dir() -> PathBuf {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")));
+    match state {
+        Some(state) => state.join("toolhost/sessions"),
+        None => PathBuf::from("toolhost-sessions"),
+    }
+}
+
+/// Opens the session persisted at `path`, reporting a torn tail on standard error.
+fn open_session(name: &str, path: &Path, mode: OpenMode) -> Result<Session, SessionError> {
+    let log = JsonlLog::open(path, mode, Durability::default())?;
+    if let Some(torn) = log.torn_tail() {
+        eprintln!("{name}: warning: {torn}");
+    }
+    let id = path.file_stem().map_or_else(
+        || "session".into(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    Session::open(id, log)
+}

@@ -1,0 +1,58 @@
+//! What stops a command of the host: one error type, and the exit status each error means.
+
+use std::io;
+use std::process::ExitCode;
+
+use tool_runtime::{DialectError, LoadError, SessionError};
+
+use crate::ListError;
+
+/// Why a command of the host could not do its work.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// Input the command cannot take: an unknown tool, arguments over the cap or not UTF-8.
+    #[error("{0}")]
+    Input(String),
+    /// A plugin could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A definition cannot be rendered in the dialect asked for.
+    #[error(transparent)]
+    Dialect(#[from] DialectError),
+    /// A session could not be opened, read or written.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The latest todo list of a session log cannot be read.
+    #[error(transparent)]
+    List(#[from] ListError),
+    /// An MCP connection could not start, or ended with an error.
+    #[error("{0}")]
+    Mcp(String),
+    /// Writing the output, or another operating-system call, failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl HostError {
+    /// The exit status: 2 for input the command cannot take, 3 for everything else that stops
+    /// it (a session that cannot be opened or read, above all).
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            HostError::Input(_) => ExitCode::from(2),
+            _ => ExitCode::from(3),
+        }
+    }
+
+    /// Whether the error is a reader that closed the output pipe (`toolhost schema | head`),
+    /// which wanted no more: the command ends quietly.
+    pub fn is_closed_output(&self) -> bool {
+        matches!(self, HostError::Io(error) if error.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl From<serde_json::Error> for HostError {
+    fn from(error: serde_json::Error) -> Self {
+        HostError::Io(error.into())
+    }
+}

@@ -1,0 +1,149 @@
+//! [`Host`]: the `toolhost` command line, for any set of `#[tool]` plugins.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{CommandFactory, FromArgMatches};
+use tool_runtime::{Ctx, LoadError, Plugin};
+
+use crate::HostError;
+use crate::cli::{Cli, Command};
+use crate::commands;
+
+/// A host for `#[tool]` plugins: the command line of `toolhost` — `repl`, `call`, `replay`,
+/// `schema`, `sizes`, `mcp` — serving the plugins it is given, with the host services it is
+/// given.
+///
+/// An author who wrote their own tools serves them in a few lines; the `toolhost` binary is this,
+/// with `todo_write`:
+///
+/// ```no_run
+/// use tool_host::Host;
+///
+/// fn main() -> std::process::ExitCode {
+///     Host::new("toolhost").plugin::<tool_todo::TodoWrite>().main()
+/// }
+/// ```
+///
+/// Plugins are loaded when the command runs, after every service is provided, so the order of
+/// [`Host::plugin`] and [`Host::provide`] does not matter; a plugin that cannot be loaded (a
+/// missing service, a second tool of one name) stops the host with the load error.
+pub struct Host {
+    name: &'static str,
+    setup: Vec<Setup>,
+}
+
+/// One step of building the host's context: a service, or a plugin.
+enum Setup {
+    Provide(Box<dyn FnOnce(&mut Ctx)>),
+    Plugin(fn(&mut Ctx) -> Result<(), LoadError>),
+}
+
+impl Host {
+    /// A host with no plugins yet, whose command line and messages go by `name`.
+    pub fn new(name: &'static str) -> Self {
+        Host {
+            name,
+            setup: Vec::new(),
+        }
+    }
+
+    /// Serves the plugin `P` (a `#[tool]` function's generated type).
+    #[must_use]
+    pub fn plugin<P: Plugin>(mut self) -> Self {
+        self.setup
+            .push(Setup::Plugin(|ctx| ctx.plugin::<P>().map(drop)));
+        self
+    }
+
+    /// Provides a host service the plugins may inject (see [`Ctx::provide`]).
+    #[must_use]
+    pub fn provide<T: Send + Sync + 'static>(mut self, service: T) -> Self {
+        self.setup.push(Setup::Provide(Box::new(move |ctx| {
+            ctx.provide(service);
+        })));
+        self
+    }
+
+    /// The context the commands run with: every service provided, then every plugin loaded.
+    pub fn ctx(self) -> Result<Ctx, LoadError> {
+        self.build(|_| {})
+    }
+
+    fn build(self, configure: impl FnOnce(&mut Ctx)) -> Result<Ctx, LoadError> {
+        let mut ctx = Ctx::new();
+        configure(&mut ctx);
+        let (services, plugins): (Vec<_>, Vec<_>) = self
+            .setup
+            .into_iter()
+            .partition(|step| matches!(step, Setup::Provide(_)));
+        for step in services.into_iter().chain(plugins) {
+            match step {
+                Setup::Provide(provide) => provide(&mut ctx),
+                Setup::Plugin(load) => load(&mut ctx)?,
+            }
+        }
+        Ok(ctx)
+    }
+
+    /// Runs the command line of this process and returns its exit status: 0 on success, 1 when
+    /// a call's tool answered with an error, 2 for usage and input errors, 3 when a session (or
+    /// anything else the host needs) fails.
+    pub fn main(self) -> ExitCode {
+        self.run(std::env::args_os())
+    }
+
+    /// Runs the command line `args` (the program's name first), as [`Host::main`] does.
+    pub fn run<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let name = self.name;
+        let matches = match Cli::command().name(name).try_get_matches_from(args) {
+            Ok(matches) => matches,
+            Err(error) => {
+                let _ = error.print();
+                return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+            }
+        };
+        let cli = match Cli::from_arg_matches(&matches) {
+            Ok(cli) => cli,
+            Err(error) => {
+                let _ = error.print();
+                return ExitCode::from(2);
+            }
+        };
+        let max_args_bytes = match &cli.command {
+            Command::Mcp { max_args_bytes, .. } => Some(*max_args_bytes),
+            _ => None,
+        };
+        let ctx = self.build(|ctx| {
+            if let Some(max) = max_args_bytes {
+                ctx.tools.set_max_args_bytes(max);
+            }
+        });
+        let result = ctx
+            .map_err(HostError::from)
+            .and_then(|ctx| commands::run(name, &Arc::new(ctx), cli.command));
+        match result {
+            Ok(code) => code,
+            Err(error) if error.is_closed_output() => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("{name}: {error}");
+                error.exit_code()
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Host")
+            .field("name", &self.name)
+            .field("steps", &self.setup.len())
+            .finish()
+    }
+}
