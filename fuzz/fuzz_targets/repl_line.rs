@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     for line in text.split('\n') {
         let _ = tool_host::repl::is_complete(line);
+        let _ = tool_host::repl::open_brackets(line);
         if tool_host::repl::handle_line(&CTX, &agent, &mut events, line.trim(), &mut out).is_err() {
             break;
         }

@@ -158,3 +158,75 @@ fn a_person_types_calls_and_watches_the_checklist() {
     assert_eq!(log.lines().count(), 2, "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A REPL on a new session in a directory of its own, and that directory.
+fn start_in_dir(name: &str) -> (Terminal, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("repl-pty-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let term = Terminal::start(&["repl", "--session-dir", dir.to_str().unwrap()]);
+    (term, dir)
+}
+
+// Regressions, as a new user met them: `schema` printed its JSON on one line with literal `\n`
+// sequences; `tools` cut descriptions mid-word; an unbalanced call swallowed every later line;
+// `?` was taken for a tool; `todo_write{…}` without a space was a tool name; `schema` alone
+// looked for a tool named ""; `help` did not list `exit`; Ctrl-D during a continuation left
+// silently, dropping the call; every start left a session file behind.
+#[test]
+fn a_new_user_is_told_what_to_do() {
+    let (mut term, dir) = start_in_dir("new-user");
+    term.wait_for("toolhost> ");
+
+    term.type_line("schema todo_write");
+    term.wait_for(r#"  "name": "todo_write","#);
+    assert!(!term.screen().contains(r#"{\n"#), "{}", term.screen());
+
+    term.type_line("tools");
+    term.wait_for("todo_write  Record and update a structured task list for the current work. Send the…");
+
+    term.type_line(r#"todo_write {"todos": [{"content": "a","#);
+    term.wait_for("(the call goes on until `{[{` close; an empty line drops it)");
+    term.wait_for("{[{ ...> ");
+    term.type_line("");
+    term.wait_for("(call dropped: an empty line ends a call not yet closed)");
+
+    term.type_line("?");
+    term.wait_for(r#"unknown command or tool "?"; `help` lists the commands, `tools` the tools"#);
+
+    term.type_line(r#"todo_write{"todos": [{"content": "Tight", "status": "pending"}]}"#);
+    term.wait_for("Updated todo list: 1 pending, 0 in progress, 0 completed");
+
+    term.type_line("schema");
+    term.wait_for("usage: schema NAME, with NAME one of: todo_write");
+
+    term.type_line("help");
+    term.wait_for("quit, exit    leave (or Ctrl-D)");
+
+    term.type_line(r#"todo_write {"todos": ["#);
+    term.wait_for("{[ ...> ");
+    term.press(b"\x04");
+    term.wait_for("(call dropped: its brackets never closed)");
+
+    // Tab completes a command, then a tool name.
+    term.press(b"sch\t");
+    term.wait_for("toolhost> schema ");
+    term.press(b"to\t");
+    term.wait_for("toolhost> schema todo_write ");
+    term.press(b"\x03");
+    term.wait_for("(Ctrl-D or `quit` leaves)");
+
+    term.type_line("quit");
+    assert!(term.child.wait().unwrap().success());
+    // The session had an event: its file stays.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // One with none leaves nothing behind.
+    let (mut term, dir) = start_in_dir("empty");
+    term.wait_for("toolhost> ");
+    term.type_line("quit");
+    assert!(term.child.wait().unwrap().success());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -34,12 +34,17 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             session_dir,
             session,
         } => {
+            let created = session.is_none();
             let (session, path) = open_or_create(name, session_dir, session, "repl")?;
             let agent = Agent::new(session.id().to_owned(), session);
             let history = default_session_dir()
                 .parent()
                 .map(|state| state.join("repl-history"));
             crate::repl::run(ctx, &agent, &path, history.as_deref())?;
+            // A new session nothing was recorded in leaves no file behind.
+            if created && agent.session().next_seq() == 1 {
+                std::fs::remove_file(&path)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Mcp {
