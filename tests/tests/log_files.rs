@@ -285,3 +285,85 @@ fn a_session_directory_that_is_a_file_says_so() {
         Ok(_) => panic!("/dev/null is a session directory"),
     }
 }
+
+// Regression (an attack round): anything after a valid event start was taken for a torn
+// append and cut, NULs and invalid UTF-8 included.
+#[test]
+fn bytes_no_append_can_leave_are_never_cut() {
+    let dir = TempDir::new("not-torn");
+    let path = dir.file("s.jsonl");
+    let complete = format!("{HEADER}{}", event_line(1));
+    let start = "{\"seq\":2,\"kind\":\"";
+    for damage in [
+        format!("{start}\u{0}"),
+        format!("{start}k\"}}}}GARBAGE"),
+        format!("{start}k\",\"data\":1}}"),
+        format!("{start}k\",\"data\":x"),
+    ] {
+        let mut bytes = complete.clone().into_bytes();
+        bytes.extend_from_slice(damage.as_bytes());
+        fs::write(&path, &bytes).unwrap();
+        assert!(
+            matches!(
+                open(&path, OpenMode::Write),
+                Err(SessionError::Corrupt { line: 3, .. })
+            ),
+            "{damage:?}"
+        );
+        assert_eq!(fs::read(&path).unwrap(), bytes, "{damage:?}");
+    }
+    let mut bytes = complete.clone().into_bytes();
+    bytes.extend_from_slice(start.as_bytes());
+    bytes.extend_from_slice(b"k\xff\xfe");
+    fs::write(&path, &bytes).unwrap();
+    assert!(open(&path, OpenMode::Write).is_err());
+    assert_eq!(fs::read(&path).unwrap(), bytes);
+    // A character cut in the middle is what a torn append can leave: it is cut off.
+    let mut bytes = complete.clone().into_bytes();
+    bytes.extend_from_slice(start.as_bytes());
+    bytes.extend_from_slice(&"ü".as_bytes()[..1]);
+    fs::write(&path, &bytes).unwrap();
+    assert!(open(&path, OpenMode::Write).unwrap().torn_tail().is_some());
+    assert_eq!(fs::read_to_string(&path).unwrap(), complete);
+}
+
+// Regression (an attack round): a writer appended at the end it remembered after the file was
+// cut under it (copy-and-truncate), leaving a hole of NULs that made the log unreadable.
+#[test]
+fn a_writer_notices_a_file_changed_under_it() {
+    let dir = TempDir::new("changed");
+    let path = dir.file("s.jsonl");
+    let session = Session::open("s", open(&path, OpenMode::Write).unwrap()).unwrap();
+    session.append("n/x", &1).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    match session.append("n/x", &2) {
+        Err(error @ SessionError::Changed { .. }) => {
+            assert!(error.to_string().ends_with("reopen the session"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(session.append("n/x", &3).is_err());
+    assert_eq!(fs::metadata(&path).unwrap().len(), 0);
+}
+
+// Regression (an attack round): opening took time quadratic in the number of kinds.
+#[test]
+fn many_kinds_open_in_linear_time() {
+    let dir = TempDir::new("kinds");
+    let path = dir.file("s.jsonl");
+    let mut text = String::from(HEADER);
+    for seq in 1..=50_000u64 {
+        text.push_str(&format!(
+            "{{\"seq\":{seq},\"kind\":\"k/{seq}\",\"data\":0,\"time\":\"2026-01-01T00:00:00.000000Z\"}}\n"
+        ));
+    }
+    fs::write(&path, text).unwrap();
+    let session = Session::open("s", open(&path, OpenMode::Read).unwrap()).unwrap();
+    assert_eq!(session.next_seq(), 50_001);
+    assert_eq!(session.latest("k/49999").unwrap().seq, 49_999);
+}

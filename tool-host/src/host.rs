@@ -132,7 +132,7 @@ impl Host {
             Ok(code) => code,
             Err(error) if error.is_closed_output() => ExitCode::SUCCESS,
             Err(error) => {
-                eprintln!("{name}: {error}");
+                crate::note!("{name}: {error}");
                 error.exit_code()
             }
         }

@@ -13,6 +13,22 @@
 //! The runtime, and so every host, is for Unix: session logs rely on Unix file semantics
 //! (`O_NOFOLLOW`, `O_EXCL`, positioned reads and writes, file modes).
 
+/// Writes one line to standard error, neutralized (a path or a name can hold escape sequences),
+/// and never panics: a standard error that cannot be written (a full disk, a closed pipe) must
+/// not turn a committed call into a crash.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let text = ::std::format!($($arg)*);
+        let _ = ::std::writeln!(
+            ::std::io::stderr(),
+            "{}",
+            ::tool_runtime::text::neutralize(&text)
+        );
+    }};
+}
+pub(crate) use note;
+
 mod cli;
 mod commands;
 mod error;

@@ -61,7 +61,11 @@ pub fn run(
     }
     let mut events = agent.session().subscribe();
     let mut out = io::stdout();
-    writeln!(out, "toolhost repl: session {}", session_path.display())?;
+    writeln!(
+        out,
+        "toolhost repl: session {}",
+        neutralize(&session_path.display().to_string())
+    )?;
     writeln!(
         out,
         "Type `help` for commands, or a tool call such as `todo_write {{\"todos\": []}}`."
@@ -131,7 +135,7 @@ pub fn run(
         // rustyline writes the history with `File::create`, which follows a link: one planted
         // where the history goes would have its target overwritten.
         match std::fs::symlink_metadata(history) {
-            Ok(metadata) if !metadata.is_file() => eprintln!(
+            Ok(metadata) if !metadata.is_file() => crate::note!(
                 "toolhost: the REPL history {} is not a regular file; it was not written",
                 history.display()
             ),

@@ -294,15 +294,16 @@ fn nothing_read_from_a_log_reaches_the_terminal_raw() {
         json!({"todos": [{"content": "x", "status": "\u{1b}]52;c;aGVsbG8=\u{7}\u{1b}[2J"}]});
     let line = json!({"seq": 1, "kind": "todo/write", "data": hostile, "time": "2026-01-01T00:00:00.000000Z"});
     fs::write(&log, format!("{HEADER}{line}\n")).unwrap();
-    for format in ["text", "json", "acp"] {
-        let output = toolhost(&["replay", log.to_str().unwrap(), "--format", format]);
+    // One verdict: every way of reading the log, and a writer, refuses it alike.
+    for args in [
+        &["replay", "--format", "text"][..],
+        &["replay", "--format", "json"],
+        &["replay", "--format", "acp"],
+        &["replay", "--events"],
+    ] {
+        let output = command(args).arg(&log).output().unwrap();
         let err = stderr(&output);
-        if format == "json" {
-            // The list's JSON text, escapes and all, is what `json` prints.
-            assert!(output.status.success(), "{err}");
-            continue;
-        }
-        assert_eq!(output.status.code(), Some(3), "{err}");
+        assert_eq!(output.status.code(), Some(3), "{args:?}: {err}");
         assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
         assert!(
             err.starts_with(&format!(
@@ -313,6 +314,16 @@ fn nothing_read_from_a_log_reaches_the_terminal_raw() {
         );
         assert!(err.contains("\\u{1b}]52"), "{err}");
     }
+    let output = toolhost(&[
+        "call",
+        "todo_write",
+        LIST,
+        "--session",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 2);
+
     // The REPL reads the same list when it starts on the session.
     let output = command(&["repl", "--session", log.to_str().unwrap()])
         .stdin(Stdio::null())
@@ -325,11 +336,51 @@ fn nothing_read_from_a_log_reaches_the_terminal_raw() {
         err.contains("line 2: the todo list cannot be read"),
         "{err}"
     );
+}
 
-    let output = toolhost(&["replay", log.to_str().unwrap(), "--events"]);
-    assert!(output.status.success());
-    let event: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(event["data"], hostile);
+// Regression (an attack round): a file name carrying escape sequences reached the terminal
+// through every message that named the file.
+#[test]
+fn a_file_name_cannot_drive_the_terminal() {
+    let dir = Scratch::new("hostile-name");
+    let name = dir.file("evil\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{202e}.jsonl");
+    fs::write(&name, "not a log").unwrap();
+    let output = toolhost(&["replay", name.to_str().unwrap()]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        !err.chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{err:?}"
+    );
+    assert!(err.contains("evil\\u{1b}]0;PWNED"), "{err}");
+}
+
+// Regression (an attack round): a standard error that could not be written made a committed
+// call panic (exit status 101).
+#[test]
+fn a_committed_call_keeps_its_status_when_nothing_can_be_written() {
+    let dir = Scratch::new("full-stderr");
+    let log = dir.file("s.jsonl");
+    let full = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let output = command(&[
+        "call",
+        "todo_write",
+        LIST,
+        "--session",
+        log.to_str().unwrap(),
+    ])
+    .stdout(full())
+    .stderr(full())
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 2);
 }
 
 // Regression: `--session-dir /dev/null` said "File exists".

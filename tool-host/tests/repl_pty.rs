@@ -183,7 +183,9 @@ fn a_new_user_is_told_what_to_do() {
     assert!(!term.screen().contains(r#"{\n"#), "{}", term.screen());
 
     term.type_line("tools");
-    term.wait_for("todo_write  Record and update a structured task list for the current work. Send the…");
+    term.wait_for(
+        "todo_write  Record and update a structured task list for the current work. Send the…",
+    );
 
     term.type_line(r#"todo_write {"todos": [{"content": "a","#);
     term.wait_for("(the call goes on until `{[{` close; an empty line drops it)");

@@ -77,7 +77,7 @@ pub enum LoadError {
 #[non_exhaustive]
 pub enum SessionError {
     /// The log's storage failed.
-    #[error("session log {}: {source}", path.display())]
+    #[error("session log {}: {source}", shown(path))]
     Io {
         /// The log file.
         path: std::path::PathBuf,
@@ -85,14 +85,14 @@ pub enum SessionError {
         source: std::io::Error,
     },
     /// Another process has the session open for writing.
-    #[error("session log {} is open for writing in another process", path.display())]
+    #[error("session log {} is open for writing in another process", shown(path))]
     Locked {
         /// The log file.
         path: std::path::PathBuf,
     },
     /// A line of the log cannot be read. Only a torn last line is repaired; any other damage
     /// is this error, never a silent skip.
-    #[error("session log {}: line {line}: {reason}", path.display())]
+    #[error("session log {}: line {line}: {reason}", shown(path))]
     Corrupt {
         /// The log file.
         path: std::path::PathBuf,
@@ -102,7 +102,7 @@ pub enum SessionError {
         reason: String,
     },
     /// The log was written in a format this version does not read.
-    #[error("session log {}: {reason}", path.display())]
+    #[error("session log {}: {reason}", shown(path))]
     Format {
         /// The log file.
         path: std::path::PathBuf,
@@ -111,7 +111,10 @@ pub enum SessionError {
     },
     /// The file is not a session log (not a regular file, or no header where one must be): it
     /// is left as it was, byte for byte.
-    #[error("{} is not a session log ({reason}); it was left untouched", path.display())]
+    #[error(
+        "{} is not a session log ({reason}); it was left untouched",
+        shown(path)
+    )]
     NotALog {
         /// The file.
         path: std::path::PathBuf,
@@ -121,20 +124,20 @@ pub enum SessionError {
     /// A session log path that names a symbolic link, which a writer does not follow.
     #[error(
         "session log {} is a symbolic link; a session is written only through its real path",
-        path.display()
+        shown(path)
     )]
     SymbolicLink {
         /// The link.
         path: std::path::PathBuf,
     },
     /// A session directory path that names something else than a directory.
-    #[error("session directory {} is not a directory", path.display())]
+    #[error("session directory {} is not a directory", shown(path))]
     NotADirectory {
         /// The path.
         path: std::path::PathBuf,
     },
     /// An append to a log opened for reading.
-    #[error("session log {} is open for reading only", path.display())]
+    #[error("session log {} is open for reading only", shown(path))]
     ReadOnly {
         /// The log file.
         path: std::path::PathBuf,
@@ -144,7 +147,7 @@ pub enum SessionError {
     /// append tries again.
     #[error(
         "session log {}: the event could not be saved ({source}); the log is unchanged",
-        path.display()
+        shown(path)
     )]
     Write {
         /// The log file.
@@ -152,10 +155,26 @@ pub enum SessionError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The log file's length is not what its writer left: a process that ignored the lock wrote
+    /// to it, or it was cut (a log rotation's copy-and-truncate). Nothing is written at the old
+    /// end; later appends fail too. Reopen the session.
+    #[error(
+        "session log {} changed under its writer (it is {len} bytes, where {written} were \
+         written): another process wrote to it or cut it; reopen the session",
+        shown(path)
+    )]
+    Changed {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// Its length now.
+        len: u64,
+        /// The length its writer left.
+        written: u64,
+    },
     /// An event whose line would be longer than a log line may be.
     #[error(
         "session log {}: the event is {len} bytes, more than the {max} bytes a log line may have",
-        path.display()
+        shown(path)
     )]
     TooLarge {
         /// The log file.
@@ -183,7 +202,10 @@ pub enum SessionError {
     /// An earlier write or sync of this log failed and the log could not be cut back to its
     /// last complete event (or a grouped sync failed), so later appends could not be made
     /// durable in order. Reopen the session.
-    #[error("session log {}: an earlier write failed ({reason}); reopen the session", path.display())]
+    #[error(
+        "session log {}: an earlier write failed ({reason}); reopen the session",
+        shown(path)
+    )]
     Failed {
         /// The log file.
         path: std::path::PathBuf,
@@ -193,4 +215,10 @@ pub enum SessionError {
     /// Event data could not be encoded as JSON.
     #[error("session event data: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+/// A path as a message shows it: a file name can hold anything, escape sequences included, so it
+/// is neutralized like every text a person reads.
+pub(crate) fn shown(path: &std::path::Path) -> String {
+    crate::text::neutralize(&path.display().to_string()).into_owned()
 }

@@ -63,6 +63,23 @@ pub fn neutralize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A text quoting input (a file's bytes, a client's message), as an error message carries it:
+/// [`neutralize`]d, so it cannot drive a terminal, on one line, and cut to `max_chars`
+/// characters with `…`.
+///
+/// ```
+/// # use tool_runtime::text::excerpt;
+/// assert_eq!(excerpt("a\nb\u{1b}[2J", 200), "a\\nb\\u{1b}[2J");
+/// assert_eq!(excerpt("abcdef", 3), "abc…");
+/// ```
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let text = neutralize(text);
+    match text.char_indices().nth(max_chars) {
+        None => text.into_owned(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
 /// Whether `text` has nothing a person could see: only whitespace and characters
 /// [`neutralize`] would escape as hidden (format, default-ignorable and control characters).
 ///

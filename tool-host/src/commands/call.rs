@@ -1,6 +1,6 @@
 //! `call`: one tool call from the command line.
 
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -43,8 +43,14 @@ pub(super) fn call(
     // The call is done (and, when it succeeded, committed to the session): its outcome is the
     // exit status even if the text cannot be written, so a caller never retries a committed call
     // for want of its output.
-    if let Err(error) = writeln!(stdout, "{}", output.text).and_then(|()| stdout.flush()) {
-        eprintln!(
+    // Exact on a pipe; on a terminal, nothing the model could have sent may drive it.
+    let text = if io::stdout().is_terminal() {
+        tool_runtime::text::neutralize(&output.text)
+    } else {
+        output.text.as_str().into()
+    };
+    if let Err(error) = writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        crate::note!(
             "{name}: the call {}, but its output could not be written: {error}",
             if output.is_error {
                 "answered an error"

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
-use tool_runtime::{Agent, Ctx, Session, SessionError};
+use tool_runtime::{Agent, Ctx, Session};
 
 use crate::HostError;
 use crate::cli::Command;
@@ -53,7 +53,7 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             max_args_bytes: _,
         } => {
             let (session, path) = open_or_create(name, session_dir, session, "mcp")?;
-            eprintln!("{name} mcp: session {}", path.display());
+            crate::note!("{name} mcp: session {}", path.display());
             let agent = Agent::new(session.id().to_owned(), session);
             let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?;
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -99,14 +99,19 @@ fn default_session_dir() -> PathBuf {
 }
 
 /// Opens the session persisted at `path`, reporting a torn tail on standard error.
-fn open_session(name: &str, path: &Path, mode: OpenMode) -> Result<Session, SessionError> {
+///
+/// Its todo list is read too: a log whose latest list cannot be read is refused whatever the
+/// command (replay in any format, a call, the REPL, MCP), so a log has one verdict.
+fn open_session(name: &str, path: &Path, mode: OpenMode) -> Result<Session, HostError> {
     let log = JsonlLog::open(path, mode, Durability::default())?;
     if let Some(torn) = log.torn_tail() {
-        eprintln!("{name}: warning: {torn}");
+        crate::note!("{name}: warning: {torn}");
     }
     let id = path.file_stem().map_or_else(
         || "session".into(),
         |stem| stem.to_string_lossy().into_owned(),
     );
-    Session::open(id, log)
+    let session = Session::open(id, log)?;
+    crate::current_todos(&session, path)?;
+    Ok(session)
 }

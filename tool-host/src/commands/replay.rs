@@ -47,7 +47,7 @@ pub(super) fn replay(
                 });
                 writeln!(stdout, "{message}")?;
             }
-            None => eprintln!("{name}: the session has no todo list"),
+            None => crate::note!("{name}: the session has no todo list"),
         },
         Format::Text => match current()? {
             Some(todos) => write!(stdout, "{}", tool_todo::checklist(&todos, &stdout_style()))?,

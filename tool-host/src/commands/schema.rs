@@ -25,7 +25,7 @@ pub(super) fn schema(
             Some(found) => writeln!(stdout, "{}", pretty(found.definition().render(dialect)?))?,
             None => {
                 let available: Vec<_> = ctx.tools.names().collect();
-                eprintln!(
+                crate::note!(
                     "{name}: unknown tool `{tool}`; available tools: {}",
                     available.join(", ")
                 );

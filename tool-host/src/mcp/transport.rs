@@ -176,7 +176,7 @@ where
         let writer = self.writer.clone();
         self.answers.spawn(async move {
             if let Err(error) = writer.write_message(&message).await {
-                eprintln!("toolhost mcp: could not answer: {error}");
+                crate::note!("toolhost mcp: could not answer: {error}");
             }
         });
     }
@@ -210,7 +210,7 @@ where
                 }
                 LineRead::Eof => return None,
                 LineRead::Io(error) => {
-                    eprintln!("toolhost mcp: reading the connection failed: {error}");
+                    crate::note!("toolhost mcp: reading the connection failed: {error}");
                     return None;
                 }
             };
@@ -230,7 +230,7 @@ where
                     return Some(message);
                 }
                 Incoming::Answer(answer) => self.answer(answer),
-                Incoming::Skip(reason) => eprintln!("toolhost mcp: skipped a line: {reason}"),
+                Incoming::Skip(reason) => crate::note!("toolhost mcp: skipped a line: {reason}"),
                 Incoming::Ignore => {}
             }
         }
@@ -487,21 +487,10 @@ fn quoted(text: &str) -> String {
 /// The longest message text, in characters.
 const MAX_MESSAGE_CHARS: usize = 200;
 
-/// `text` on one line: control characters escaped, cut to [`MAX_MESSAGE_CHARS`] characters.
+/// `text` as a message quotes it: on one line, nothing in it able to drive a terminal or hide,
+/// cut to [`MAX_MESSAGE_CHARS`] characters.
 fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(MAX_MESSAGE_CHARS + 8));
-    for (count, c) in text.chars().enumerate() {
-        if count == MAX_MESSAGE_CHARS {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    tool_runtime::text::excerpt(text, MAX_MESSAGE_CHARS)
 }
 
 /// The members of a JSON object in order, their values unparsed.

@@ -40,6 +40,7 @@
 //! another, never reusing a file.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, BufRead, BufReader, Read};
@@ -55,7 +56,7 @@ use serde_json::value::RawValue;
 use crate::SessionError;
 use crate::event::Event;
 use crate::session::{Ack, GroupSync, Log, Recovered, Session};
-use crate::text::neutralize;
+use crate::text::excerpt;
 
 /// The header every log file starts with.
 const HEADER: &str = "{\"format\":\"tool-session\",\"version\":1}\n";
@@ -120,7 +121,7 @@ impl fmt::Display for TornTail {
         write!(
             f,
             "session log {}: line {} is torn ({} bytes at offset {}, from an interrupted append); {}",
-            self.path.display(),
+            crate::error::shown(&self.path),
             self.line,
             self.len,
             self.offset,
@@ -222,8 +223,8 @@ impl JsonlLog {
         let file = Arc::clone(&self.file);
         let mut reader = BufReader::with_capacity(1 << 16, FileRange::new(&file, 0, u64::MAX));
         let mut line = Vec::new();
-        // For each kind, where its latest event's line is: (kind, start, end, line number).
-        let mut latest: Vec<(String, u64, u64, u64)> = Vec::new();
+        // For each kind, where its latest event's line is: (start, end, line number).
+        let mut latest: HashMap<String, (u64, u64, u64)> = HashMap::new();
         let mut offset = 0u64;
         let mut line_no = 0u64;
         loop {
@@ -278,14 +279,18 @@ impl JsonlLog {
                 self.index.push(start);
             }
             self.next_seq += 1;
-            match latest.iter_mut().find(|(kind, ..)| *kind == event.kind) {
-                Some(slot) => (slot.1, slot.2, slot.3) = (start, offset, line_no),
-                None => latest.push((event.kind.into_owned(), start, offset, line_no)),
+            match latest.get_mut(&*event.kind) {
+                Some(slot) => *slot = (start, offset, line_no),
+                None => {
+                    latest.insert(event.kind.into_owned(), (start, offset, line_no));
+                }
             }
         }
         self.end = offset;
         let mut events = Vec::with_capacity(latest.len());
-        for (_, start, end, line_no) in latest {
+        let mut latest: Vec<_> = latest.into_values().collect();
+        latest.sort_unstable();
+        for (start, end, line_no) in latest {
             let mut text = vec![0; (end - start - 1) as usize];
             file.read_exact_at(&mut text, start).map_err(io_error)?;
             events.push(self.parse_event(&text, line_no)?);
@@ -307,7 +312,7 @@ impl JsonlLog {
             };
         }
         let expected = format!("{{\"seq\":{},\"kind\":\"", self.next_seq);
-        if expected.as_bytes().starts_with(torn) || torn.starts_with(expected.as_bytes()) {
+        if expected.as_bytes().starts_with(torn) || is_cut_event(torn, expected.as_bytes()) {
             Ok(())
         } else {
             Err(self.corrupt(
@@ -376,14 +381,14 @@ impl JsonlLog {
         SessionError::Corrupt {
             path: self.path.clone(),
             line,
-            reason: excerpt(&reason),
+            reason: excerpt(&reason, 200),
         }
     }
 
     fn not_a_log(&self, reason: String) -> SessionError {
         SessionError::NotALog {
             path: self.path.clone(),
-            reason: excerpt(&reason),
+            reason: excerpt(&reason, 200),
         }
     }
 
@@ -430,6 +435,25 @@ impl Log for JsonlLog {
             });
         }
         line.push(b'\n');
+        // The file must end where this writer left it: a process that ignored the lock, or a
+        // truncation (a log rotation's copy-and-truncate), changed it, and writing at the old end
+        // would leave a hole of NULs or overwrite another's events.
+        match self.file.metadata() {
+            Ok(metadata) if metadata.len() == self.end => {}
+            Ok(metadata) => {
+                self.failure = Some(format!(
+                    "the file changed under this writer: it is {} bytes, where {} were written",
+                    metadata.len(),
+                    self.end
+                ));
+                return Err(SessionError::Changed {
+                    path: self.path.clone(),
+                    len: metadata.len(),
+                    written: self.end,
+                });
+            }
+            Err(error) => return Err(self.undo(error)),
+        }
         if let Err(error) = self.file.write_all_at(&line, self.end) {
             return Err(self.undo(error));
         }
@@ -605,6 +629,28 @@ fn open_file(path: &Path, mode: OpenMode) -> Result<File, SessionError> {
     Ok(file)
 }
 
+/// Whether `torn` is what an interrupted append of an event starting with `start` leaves: it
+/// starts so, it is UTF-8 but perhaps for a character cut at its end, and it is the beginning
+/// of a JSON text, so the parser runs out of input before it finds anything wrong. A NUL, a raw
+/// control character, invalid UTF-8 or a closed object can never be one.
+fn is_cut_event(torn: &[u8], start: &[u8]) -> bool {
+    if !torn.starts_with(start) {
+        return false;
+    }
+    let text = match std::str::from_utf8(torn) {
+        Ok(text) => text,
+        // Only a character cut by the end of the bytes.
+        Err(error) if error.error_len().is_none() => {
+            std::str::from_utf8(&torn[..error.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return false,
+    };
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(_) => false,
+        Err(error) => error.is_eof(),
+    }
+}
+
 /// What a file that is not a regular file is, for a message.
 fn file_kind(kind: &fs::FileType) -> &'static str {
     if kind.is_dir() {
@@ -619,17 +665,6 @@ fn file_kind(kind: &fs::FileType) -> &'static str {
         "a socket"
     } else {
         "a special file"
-    }
-}
-
-/// A text quoting a file's bytes, as an error message carries it: neutralized, so it cannot
-/// drive a terminal, and cut to 200 characters.
-fn excerpt(text: &str) -> String {
-    const MAX_CHARS: usize = 200;
-    let text = neutralize(text);
-    match text.char_indices().nth(MAX_CHARS) {
-        None => text.into_owned(),
-        Some((cut, _)) => format!("{}…", &text[..cut]),
     }
 }
 
