@@ -355,3 +355,52 @@ fn a_call_answered_before_initialize_holds_up_no_later_call() {
     );
     assert_eq!(server.finish(), [json!([])]);
 }
+
+// Regression (an attack round): three calls sharing an id in flight all ran, and one answer
+// came back; the model never learned of two of its calls.
+#[test]
+fn every_call_sharing_an_id_in_flight_gets_an_answer() {
+    let mut server = Server::start("same-id", &[]);
+    let mut batch = String::new();
+    for content in ["a", "b", "c"] {
+        let args = json!({"todos": [{"content": content, "status": "pending"}]}).to_string();
+        batch.push_str(&call_line("7", &args));
+        batch.push('\n');
+    }
+    server.send(batch.trim_end());
+    let deadline = Instant::now() + PATIENCE;
+    let (mut results, mut refused) = (0, 0);
+    while results + refused < 3 {
+        let answer = server.next(deadline);
+        assert_eq!(answer["id"], "7", "{answer}");
+        if answer["error"]["code"] == -32600 {
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains("in flight already"), "{message}");
+            refused += 1;
+        } else {
+            assert!(!tool_result(&answer).1, "{answer}");
+            results += 1;
+        }
+    }
+    server.ping_is_answered();
+    // What ran is what was answered as run.
+    assert_eq!(server.finish().len(), results);
+}
+
+// Regression (an attack round): ids JSON-RPC allows but rmcp cannot carry were skipped.
+#[test]
+fn a_request_with_an_id_rmcp_cannot_carry_is_answered_with_it() {
+    let mut server = Server::start("odd-ids", &[]);
+    for id in ["1.5", "18446744073709551616", "null", "-1e300"] {
+        server.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        let line = server.lines.recv_timeout(PATIENCE).unwrap();
+        assert!(
+            line.starts_with(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600"#
+            )),
+            "{line}"
+        );
+    }
+    server.ping_is_answered();
+    server.finish();
+}

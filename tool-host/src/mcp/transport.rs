@@ -52,6 +52,11 @@ pub const MAX_LINE_BYTES_OVER_ARGS: usize = 64 * 1024;
 /// How much of an over-long line is kept to read its id from.
 pub const KEPT_PREFIX_BYTES: usize = 64 * 1024;
 
+/// How many `tools/call`s may be read and not yet finished: past this, the connection is read
+/// no further until one finishes (calls run one at a time anyway), so memory stays bounded by
+/// this many messages whatever a client pipelines.
+pub const MAX_CALLS_IN_FLIGHT: u64 = 16;
+
 /// A line buffer larger than this is given back after its line.
 const RETAINED_LINE_CAPACITY: usize = 1 << 20;
 
@@ -78,6 +83,31 @@ pub struct LineTransport<R, W> {
     /// The transport's own answers being written.
     answers: JoinSet<()>,
     arrivals: Arc<Arrivals>,
+    /// The ids of the requests passed on and not answered yet.
+    in_flight: InFlight,
+}
+
+/// The ids of requests in flight, shared by the reading half (which adds them) and the writing
+/// half (whose answers end them). rmcp keeps one answer per id, so a request whose id is in
+/// flight already would run unanswered: it is refused instead.
+#[derive(Clone, Default)]
+struct InFlight(Arc<std::sync::Mutex<std::collections::HashSet<RequestId>>>);
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<RequestId>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records `id`; `false` if it is in flight already.
+    fn start(&self, id: &RequestId) -> bool {
+        self.lock().insert(id.clone())
+    }
+
+    fn end(&self, id: &RequestId) {
+        self.lock().remove(id);
+    }
 }
 
 impl<R, W> fmt::Debug for LineTransport<R, W> {
@@ -118,6 +148,7 @@ where
             writer: Writer(Arc::new(Mutex::new(Some(write)))),
             answers: JoinSet::new(),
             arrivals: Arrivals::new(),
+            in_flight: InFlight::default(),
         }
     }
 
@@ -169,6 +200,50 @@ where
         }
     }
 
+    /// Refuses a request whose id is in flight already, records the id of one passed on, and
+    /// ends the id a cancellation names.
+    fn check_in_flight(&mut self, incoming: Incoming) -> Incoming {
+        let message = match &incoming {
+            Incoming::Message(message) | Incoming::Call(message, _) => message,
+            _ => return incoming,
+        };
+        match message {
+            ClientJsonRpcMessage::Request(request) if !self.in_flight.start(&request.id) => {
+                Incoming::Answer(ServerJsonRpcMessage::error(
+                    ErrorData::invalid_request(
+                        format!(
+                            "invalid request: a request with the id {} is in flight already",
+                            one_line(&request.id.to_string())
+                        ),
+                        None,
+                    ),
+                    Some(request.id.clone()),
+                ))
+            }
+            ClientJsonRpcMessage::Notification(notification) => {
+                if let rmcp::model::ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.in_flight.end(id);
+                }
+                incoming
+            }
+            _ => incoming,
+        }
+    }
+
+    /// Writes a line the transport made itself (an answer whose id rmcp cannot carry).
+    fn answer_raw(&mut self, line: String) {
+        while self.answers.try_join_next().is_some() {}
+        let writer = self.writer.clone();
+        self.answers.spawn(async move {
+            if let Err(error) = writer.write_line(line.as_bytes()).await {
+                crate::note!("toolhost mcp: could not answer: {error}");
+            }
+        });
+    }
+
     fn answer(&mut self, message: ServerJsonRpcMessage) {
         // Written by a task of its own, so that `receive` stays cancellation-safe; `close`
         // waits for these.
@@ -193,12 +268,16 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        if let Some(id) = answered_id(&item) {
+            self.in_flight.end(id);
+        }
         let writer = self.writer.clone();
         async move { writer.write_message(&item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            self.arrivals.room(MAX_CALLS_IN_FLIGHT).await;
             let incoming = match self.read_line().await {
                 LineRead::Line => {
                     let incoming = parse_line(&self.line);
@@ -214,8 +293,10 @@ where
                     return None;
                 }
             };
+            let incoming = self.check_in_flight(incoming);
             match incoming {
                 Incoming::Message(message) => return Some(message),
+                Incoming::RawAnswer(line) => self.answer_raw(line),
                 Incoming::Call(mut message, args) => {
                     if let ClientJsonRpcMessage::Request(JsonRpcRequest {
                         request: ClientRequest::CallToolRequest(call),
@@ -257,7 +338,13 @@ impl<W> Clone for Writer<W> {
 
 impl<W: AsyncWrite + Unpin> Writer<W> {
     async fn write_message(&self, message: &ServerJsonRpcMessage) -> io::Result<()> {
-        let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+        let line = serde_json::to_vec(message).map_err(io::Error::other)?;
+        self.write_line(&line).await
+    }
+
+    /// Writes `line` (without its newline) and a newline, whole, then flushes.
+    async fn write_line(&self, line: &[u8]) -> io::Result<()> {
+        let mut line = line.to_vec();
         line.push(b'\n');
         let mut write = self.0.lock().await;
         let Some(write) = write.as_mut() else {
@@ -296,8 +383,29 @@ enum Incoming {
     Answer(ServerJsonRpcMessage),
     /// A line with nothing to answer, and why it was not passed on.
     Skip(String),
+    /// The transport's own answer, as a line: for an id rmcp's types cannot carry.
+    RawAnswer(String),
     /// A notification ignored, as rmcp ignores non-standard ones.
     Ignore,
+}
+
+/// The id a message answers, if it is an answer.
+fn answered_id(message: &ServerJsonRpcMessage) -> Option<&RequestId> {
+    match message {
+        rmcp::model::JsonRpcMessage::Response(response) => Some(&response.id),
+        rmcp::model::JsonRpcMessage::Error(error) => error.id.as_ref(),
+        _ => None,
+    }
+}
+
+/// The answer to a request whose id is JSON-RPC's but not one rmcp carries (a fraction, an
+/// integer beyond 64 bits, `null`): an invalid-request error echoing the id as it was sent.
+fn unusable_id(raw: &RawValue) -> Incoming {
+    Incoming::RawAnswer(format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":-32600,\"message\":\"invalid \
+         request: an id must be a string or an integer of at most 64 bits\"}}}}",
+        raw.get()
+    ))
 }
 
 /// UTF-8 byte order mark, which RFC 8259 lets a parser ignore.
@@ -330,6 +438,15 @@ fn parse_line(line: &[u8]) -> Incoming {
     };
     let id = members.get("id").and_then(request_id);
     let is_reply = members.get("result").is_some() || members.get("error").is_some();
+    if let (Some(raw), None, false) = (members.get("id"), &id, is_reply)
+        && members.get("method").is_some()
+        && matches!(
+            raw.get().as_bytes().first(),
+            Some(b'-' | b'0'..=b'9' | b'n')
+        )
+    {
+        return unusable_id(raw);
+    }
     let method = members
         .get("method")
         .and_then(|raw| serde_json::from_str::<Cow<'_, str>>(raw.get()).ok());
