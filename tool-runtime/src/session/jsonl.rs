@@ -631,8 +631,9 @@ fn open_file(path: &Path, mode: OpenMode) -> Result<File, SessionError> {
 
 /// Whether `torn` is what an interrupted append of an event starting with `start` leaves: it
 /// starts so, it is UTF-8 but perhaps for a character cut at its end, and it is the beginning
-/// of a JSON text, so the parser runs out of input before it finds anything wrong. A NUL, a raw
-/// control character, invalid UTF-8 or a closed object can never be one.
+/// of a JSON text, so the parser runs out of input before it finds anything wrong (or the whole
+/// event, but for its newline). A NUL, a raw control character, invalid UTF-8 or anything after
+/// a closed object can never be one.
 fn is_cut_event(torn: &[u8], start: &[u8]) -> bool {
     if !torn.starts_with(start) {
         return false;
@@ -646,7 +647,8 @@ fn is_cut_event(torn: &[u8], start: &[u8]) -> bool {
         Err(_) => return false,
     };
     match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => false,
+        // All but the newline written: the whole event must be there.
+        Ok(_) => serde_json::from_str::<Line<'_>>(text).is_ok(),
         Err(error) => error.is_eof(),
     }
 }
