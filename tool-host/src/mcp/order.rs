@@ -48,22 +48,6 @@ impl Arrivals {
         }
     }
 
-    /// Waits until fewer than `max` tickets are unfinished, so a client that pipelines calls
-    /// faster than they run is read no further meanwhile: what is in flight stays bounded.
-    /// Cancellation-safe: it takes nothing.
-    pub(crate) async fn room(&self, max: u64) {
-        let next = || {
-            self.state
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .next
-        };
-        let mut finished_below = self.finished_below.subscribe();
-        let _ = finished_below
-            .wait_for(|below| next().saturating_sub(*below) < max)
-            .await;
-    }
-
     fn finish(&self, number: u64) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.finished.insert(number);
@@ -123,23 +107,6 @@ mod tests {
     }
 
     use std::future::Future;
-
-    #[test]
-    fn reading_waits_while_too_many_calls_are_in_flight() {
-        let arrivals = Arrivals::new();
-        let has_room = |max| {
-            let room = std::pin::pin!(arrivals.room(max));
-            room.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-                .is_ready()
-        };
-        let tickets: Vec<_> = (0..3).map(|_| arrivals.ticket()).collect();
-        assert!(has_room(4));
-        assert!(!has_room(3));
-        tickets[1].finish();
-        assert!(!has_room(3), "the first is still in flight");
-        tickets[0].finish();
-        assert!(has_room(3));
-    }
 
     #[test]
     fn a_ticket_waits_for_every_earlier_one() {

@@ -52,11 +52,6 @@ pub const MAX_LINE_BYTES_OVER_ARGS: usize = 64 * 1024;
 /// How much of an over-long line is kept to read its id from.
 pub const KEPT_PREFIX_BYTES: usize = 64 * 1024;
 
-/// How many `tools/call`s may be read and not yet finished: past this, the connection is read
-/// no further until one finishes (calls run one at a time anyway), so memory stays bounded by
-/// this many messages whatever a client pipelines.
-pub const MAX_CALLS_IN_FLIGHT: u64 = 16;
-
 /// A line buffer larger than this is given back after its line.
 const RETAINED_LINE_CAPACITY: usize = 1 << 20;
 
@@ -277,7 +272,6 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            self.arrivals.room(MAX_CALLS_IN_FLIGHT).await;
             let incoming = match self.read_line().await {
                 LineRead::Line => {
                     let incoming = parse_line(&self.line);
