@@ -101,15 +101,26 @@ fn name_and_description_are_the_spec_texts() {
     assert_eq!(tool_todo::DESCRIPTION, SPEC_DESCRIPTION);
 }
 
+/// The project's copy of the spec (`spec/`, taken byte for byte from the shared reference).
+const SPEC_DESCRIPTION_FILE: &[u8] = include_bytes!("../../spec/todo_write.description.txt");
+const SPEC_CONTRACT: &str = include_str!("../../spec/todo_write.md");
+
 #[test]
-fn the_project_copy_of_the_description_matches_the_shared_spec_when_present() {
-    let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/spec/todo_write.description.txt");
-    match std::fs::read(&spec) {
-        Ok(bytes) => assert_eq!(bytes, tool_todo::DESCRIPTION.as_bytes()),
-        // A clone without `shared/` beside it: the literal above still pins the text.
-        Err(error) => eprintln!("skipped: {} ({error})", spec.display()),
-    }
+fn the_description_is_the_spec_file_byte_for_byte() {
+    assert_eq!(SPEC_DESCRIPTION_FILE, tool_todo::DESCRIPTION.as_bytes());
+    assert_eq!(SPEC_DESCRIPTION_FILE, SPEC_DESCRIPTION.as_bytes());
+}
+
+#[test]
+fn the_input_schema_is_the_schema_in_the_spec_file() {
+    let block = SPEC_CONTRACT
+        .split_once("```json\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("the spec file has a json block");
+    let schema: Value = serde_json::from_str(block).unwrap();
+    assert_eq!(TodoWrite.definition().input_schema(), &schema);
+    assert_eq!(schema, spec_schema());
 }
 
 #[test]
