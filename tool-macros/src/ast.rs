@@ -29,10 +29,10 @@ pub(crate) struct Param {
 }
 
 pub(crate) enum Kind {
-    /// Filled by the call or the host: `&Exec`, `Agent`, `Option<Agent>`, `Option<Service<T>>`.
-    Context,
-    /// A host service, `Service<T>`, with its `T`.
-    Service(Box<Type>),
+    /// Filled by the call or the host, never by the model: `&Exec`, `Agent`, `Option<Agent>`,
+    /// `Service<T>`, `Option<Service<T>>`. `injects` is the `T` of a `Service<T>`, a host service
+    /// the tool's plugin cannot load without.
+    Context { injects: Option<Box<Type>> },
     /// A property of the input schema.
     Model,
 }
@@ -151,16 +151,20 @@ fn classify(ty: &Type) -> Kind {
         Type::Reference(reference)
             if reference.mutability.is_none() && last_ident_is(&reference.elem, "Exec") =>
         {
-            Kind::Context
+            Kind::Context { injects: None }
         }
-        _ if last_ident_is(ty, "Agent") => Kind::Context,
+        _ if last_ident_is(ty, "Agent") => Kind::Context { injects: None },
         _ => match single_type_arg(ty) {
-            Some(("Option", inner)) if last_ident_is(inner, "Agent") => Kind::Context,
+            Some(("Option", inner)) if last_ident_is(inner, "Agent") => {
+                Kind::Context { injects: None }
+            }
             // A service the tool can do without: resolved per call, not injected.
             Some(("Option", inner)) if matches!(single_type_arg(inner), Some(("Service", _))) => {
-                Kind::Context
+                Kind::Context { injects: None }
             }
-            Some(("Service", inner)) => Kind::Service(Box::new(inner.clone())),
+            Some(("Service", inner)) => Kind::Context {
+                injects: Some(Box::new(inner.clone())),
+            },
             _ => Kind::Model,
         },
     }

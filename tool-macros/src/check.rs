@@ -17,7 +17,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
         plain_name(cx, &param.pat);
         match param.kind {
             Kind::Model => owned_model_arg(cx, &param.ty),
-            Kind::Context | Kind::Service(_) => {
+            Kind::Context { .. } => {
                 if let Some((_, attr)) = &param.doc {
                     cx.error_spanned_by(
                         attr,

@@ -105,16 +105,13 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     };
 
     let services = tool.params.iter().filter_map(|param| match &param.kind {
-        Kind::Service(service) => {
-            Some(quote_spanned!(service.span()=> #rt::ServiceKey::of::<#service>()))
-        }
+        Kind::Context {
+            injects: Some(service),
+        } => Some(quote_spanned!(service.span()=> #rt::ServiceKey::of::<#service>())),
         _ => None,
     });
 
     quote! {
-        // The runtime hands every argument over by value, as its own; the function need not
-        // consume it.
-        #[allow(clippy::needless_pass_by_value)]
         #item
 
         #[doc = #type_doc]
@@ -122,8 +119,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         #vis struct #type_ident;
 
         #[doc(hidden)]
-        #[allow(non_local_definitions, clippy::all, clippy::pedantic, clippy::nursery)]
-        const _: () = {
+                const _: () = {
             const __TOOL_DESCRIPTION: &str = #description;
             const __TOOL_FIELDS: &[&str] = &[#(#model_names),*];
 
@@ -191,7 +187,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     })
                 }
 
-                fn call<'__tool>(&'__tool self, __tool_call: #rt::Call<'__tool>) -> #rt::ToolFuture<'__tool> {
+                fn call<'__tool>(&'__tool self, __tool_call: #rt::Invocation<'__tool>) -> #rt::ToolFuture<'__tool> {
                     #(#resolve)*
                     let __tool_args: __ToolArgs =
                         match #rt::parse_args(#rt::Tool::definition(self), __tool_call.args) {
@@ -205,10 +201,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             #[automatically_derived]
             impl #rt::Plugin for #type_ident {
                 const NAME: &'static str = #name;
-                const INJECT: &'static [#rt::ServiceKey] = &[
-                    #rt::ServiceKey::of::<#rt::ToolRegistry>(),
-                    #(#services,)*
-                ];
+                const INJECT: &'static [#rt::ServiceKey] = &[#(#services),*];
 
                 fn apply(__ctx: &mut #rt::Ctx) -> ::core::result::Result<(), #rt::LoadError> {
                     __ctx.tools.register(#type_ident)

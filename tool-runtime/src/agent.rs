@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::Session;
+use crate::session::Session;
 
 /// An agent: an id and the session its tools write to. Cloning is cheap and shares the session.
 #[derive(Clone)]

@@ -1,6 +1,6 @@
 //! The per-call context a host builds for each model tool call.
 
-use crate::Agent;
+use crate::agent::Agent;
 
 /// The context of one tool call, built by the host: who called and which call it is.
 ///

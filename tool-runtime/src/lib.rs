@@ -38,6 +38,11 @@
 //! assert_eq!(out.text, "Error: invalid arguments: text: expected a string, got 5");
 //! ```
 //!
+//! # Platforms
+//!
+//! Unix only: session logs rely on Unix file semantics (`O_NOFOLLOW`, modes `0600`/`0700`,
+//! positioned reads). Building for another target is a compile error saying so.
+//!
 //! # Argument errors
 //!
 //! Every tool reports bad arguments in one format, checked before the tool runs:
@@ -67,30 +72,51 @@
 //! `Error: <tool> requires an owning agent session` (a tool with an `Agent` parameter called with
 //! no owning agent), and `Error: <tool> panicked: <message>`.
 
-mod agent;
-mod args;
-mod context;
+#[cfg(not(unix))]
+compile_error!(
+    "tool-runtime runs on Unix: session logs rely on Unix file semantics (O_NOFOLLOW, file modes, positioned reads)"
+);
+
+// The host's side: a context that loads plugins, the services it provides, and the registry that
+// dispatches calls.
 mod ctx;
-mod error;
-mod event;
-mod exec;
-mod output;
 mod registry;
+mod service;
+// One call: the host's per-call context, the tool it reaches, its context parameters and model
+// arguments, and what comes back.
+mod args;
+mod batch;
+mod exec;
+mod from_call;
+mod future;
+mod output;
+mod refusal;
+mod tool;
+// What the model sees of a tool.
 mod schema;
+// Agents, their sessions and the events in them.
+mod agent;
+mod event;
 pub mod session;
+// Shared: errors, and text that is safe to show.
+mod error;
 pub mod text;
 
 pub use agent::Agent;
 pub use args::ModelArg;
-pub use context::FromCall;
-pub use ctx::{Ctx, Plugin, Service, ServiceKey};
+pub use batch::ToolCall;
+pub use ctx::{Ctx, Plugin};
 pub use error::{LoadError, SessionError, ToolError};
 pub use event::Event;
 pub use exec::Exec;
+pub use from_call::FromCall;
+pub use future::ToolFuture;
 pub use output::{IntoToolOutput, ToolOutput};
-pub use registry::{Call, DEFAULT_MAX_ARGS_BYTES, Tool, ToolCall, ToolFuture, ToolRegistry};
-pub use schema::{Definition, Dialect, DialectError, normalize};
+pub use registry::{DEFAULT_MAX_ARGS_BYTES, ToolRegistry};
+pub use schema::{Definition, Dialect, DialectError};
+pub use service::{Service, ServiceKey};
 pub use session::{Session, SessionHub, Subscription};
+pub use tool::{Invocation, Tool};
 
 /// Turns a function into a model-facing tool.
 ///
@@ -168,10 +194,11 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
-    pub use crate::args::{ArgFields, ArgSpec, parse_args};
+    pub use crate::args::{ArgFields, parse_args};
+    pub use crate::schema::ArgSpec;
     pub use crate::{
-        Call, Ctx, Definition, FromCall, IntoToolOutput, LoadError, ModelArg, Plugin, Service,
-        ServiceKey, Tool, ToolFuture, ToolOutput, ToolRegistry,
+        Ctx, Definition, FromCall, IntoToolOutput, Invocation, LoadError, ModelArg, Plugin,
+        ServiceKey, Tool, ToolFuture, ToolOutput,
     };
 
     /// Holds a tool's definition, computed on first use.

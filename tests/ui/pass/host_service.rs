@@ -1,6 +1,6 @@
 use std::sync::Mutex;
 
-use tool_runtime::{Ctx, Exec, Plugin, Service, ServiceKey, ToolRegistry, tool};
+use tool_runtime::{Ctx, Exec, Plugin, Service, ServiceKey, tool};
 
 struct Clock(Mutex<u64>);
 
@@ -13,7 +13,8 @@ fn tick(clock: Service<Clock>, by: u64) -> String {
 }
 
 fn main() {
-    assert_eq!(Tick::INJECT, &[ServiceKey::of::<ToolRegistry>(), ServiceKey::of::<Clock>()]);
+    // A tool injects the services it takes, and nothing else.
+    assert_eq!(Tick::INJECT, &[ServiceKey::of::<Clock>()]);
     let mut ctx = Ctx::new();
     ctx.provide(Clock(Mutex::new(40)));
     ctx.plugin::<Tick>().unwrap();

@@ -107,7 +107,7 @@ pub(super) fn render(definition: &Definition, dialect: Dialect) -> Result<Value,
         dialect,
         reason,
     };
-    if let Some(problem) = definition.problem() {
+    if let Some(problem) = definition.schema_error() {
         return Err(error(problem.to_owned()));
     }
     let name = definition.name();

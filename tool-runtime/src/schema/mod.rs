@@ -5,20 +5,18 @@
 //! `int64`, `double`…; `minimum`/`maximum` stay), properties in declaration order, and every
 //! schema object's keys in one fixed order, so its bytes are the same on every request.
 
-pub(crate) mod check;
 mod dialect;
+mod generate;
 mod normalize;
 
 pub use dialect::{Dialect, DialectError};
-pub use normalize::normalize;
+pub use generate::ArgSpec;
+pub(crate) use normalize::normalize;
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use schemars::generate::SchemaSettings;
-use serde_json::{Map, Value, json};
-
-use crate::args::ArgSpec;
+use serde_json::{Value, json};
 
 /// A tool as a model sees it: name, description and input schema, and its renderings in each
 /// provider's [`Dialect`], each computed once.
@@ -28,7 +26,7 @@ pub struct Definition {
     description: Cow<'static, str>,
     input_schema: Value,
     /// Why the schema cannot be sent to a model, if it cannot (a recursive type).
-    problem: Option<String>,
+    schema_error: Option<String>,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -46,7 +44,7 @@ impl Definition {
         input_schema: Value,
     ) -> Self {
         let input_schema = normalize(input_schema);
-        let problem = input_schema.get("$defs").and_then(Value::as_object).map(|defs| {
+        let schema_error = input_schema.get("$defs").and_then(Value::as_object).map(|defs| {
             let names: Vec<&str> = defs.keys().map(String::as_str).collect();
             format!(
                 "its arguments use the recursive type{} `{}`, which a tool schema cannot inline: give the model a finite shape",
@@ -58,54 +56,9 @@ impl Definition {
             name: name.into(),
             description: description.into(),
             input_schema,
-            problem,
+            schema_error,
             rendered: Default::default(),
         }
-    }
-
-    /// The definition of a tool whose model arguments are `args`: an object with one property
-    /// per argument, in order, each described by its doc comment; the arguments that are not
-    /// optional are required, and no other property is allowed.
-    ///
-    /// Descriptions are inserted after schemars has produced the argument schemas, so nothing
-    /// reshapes them: they reach the model byte for byte.
-    pub fn from_args(name: &'static str, description: &'static str, args: &[ArgSpec]) -> Self {
-        let mut generator = SchemaSettings::draft2020_12()
-            .with(|settings| {
-                settings.inline_subschemas = true;
-                settings.meta_schema = None;
-            })
-            .into_generator();
-        let mut properties = Map::new();
-        let mut required = Vec::new();
-        for arg in args {
-            let mut schema = Value::from((arg.schema)(&mut generator));
-            if let Some(description) = arg.description {
-                if let Value::Object(object) = &mut schema {
-                    object.insert("description".into(), description.into());
-                } else {
-                    schema = json!({ "description": description });
-                }
-            }
-            properties.insert(arg.name.into(), schema);
-            if !(arg.optional)() {
-                required.push(Value::from(arg.name));
-            }
-        }
-        let mut schema = Map::new();
-        schema.insert("type".into(), "object".into());
-        schema.insert("properties".into(), properties.into());
-        if !required.is_empty() {
-            schema.insert("required".into(), required.into());
-        }
-        schema.insert("additionalProperties".into(), false.into());
-        let definitions = generator.take_definitions(true);
-        if !definitions.is_empty() {
-            // Recursive types cannot be inlined; they keep their references, and registering
-            // the tool fails (see `problem`).
-            schema.insert("$defs".into(), definitions.into());
-        }
-        Definition::new(name, description, Value::Object(schema))
     }
 
     /// The tool's name.
@@ -123,10 +76,10 @@ impl Definition {
         &self.input_schema
     }
 
-    /// Why this definition cannot be sent to a model, if it cannot. Registering the tool fails
-    /// with it.
-    pub fn problem(&self) -> Option<&str> {
-        self.problem.as_deref()
+    /// Why this definition's schema cannot be sent to a model, if it cannot (a recursive type).
+    /// Registering the tool fails with it.
+    pub fn schema_error(&self) -> Option<&str> {
+        self.schema_error.as_deref()
     }
 
     /// The provider-neutral JSON form: `{"name", "description", "input_schema"}`.

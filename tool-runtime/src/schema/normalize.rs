@@ -47,26 +47,7 @@ const NUMERIC_FORMATS: &[&str] = &[
 /// a `oneOf` whose branches cannot overlap as `anyOf`; properties in declaration order; and
 /// every schema object's keys in one fixed order, so the bytes are the same on every request.
 ///
-/// ```
-/// use serde_json::json;
-/// let schemars_output = json!({
-///     "$schema": "https://json-schema.org/draft/2020-12/schema",
-///     "title": "Args",
-///     "type": "object",
-///     "properties": {"n": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255, "description": "A count."}}
-/// });
-/// assert_eq!(
-///     tool_runtime::normalize(schemars_output),
-///     json!({
-///         "type": "object",
-///         "properties": {"n": {"description": "A count.", "anyOf": [
-///             {"type": "integer", "minimum": 0, "maximum": 255},
-///             {"type": "null"}
-///         ]}}
-///     })
-/// );
-/// ```
-pub fn normalize(schema: Value) -> Value {
+pub(crate) fn normalize(schema: Value) -> Value {
     match schema {
         Value::Object(object) => Value::Object(normalize_object(object)),
         other => other,
@@ -210,5 +191,31 @@ fn disjoint_key(branch: &Value) -> Option<String> {
     match required.as_slice() {
         [Value::String(tag)] if closed && properties.len() == 1 => Some(format!("property {tag}")),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn schemars_output_becomes_the_normalized_form() {
+        use serde_json::json;
+        let schemars_output = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "properties": {"n": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255, "description": "A count."}}
+        });
+        assert_eq!(
+            normalize(schemars_output),
+            json!({
+                "type": "object",
+                "properties": {"n": {"description": "A count.", "anyOf": [
+                    {"type": "integer", "minimum": 0, "maximum": 255},
+                    {"type": "null"}
+                ]}}
+            })
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use tokio::sync::broadcast;
 
-use crate::SessionError;
+use crate::error::SessionError;
 
 /// A stream that follows a live channel and catches up from logs.
 pub(crate) trait Follow {

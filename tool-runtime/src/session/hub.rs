@@ -6,9 +6,11 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use tokio::sync::broadcast;
 
-use crate::SessionError;
-use crate::event::Event;
-use crate::session::{LIVE_CAPACITY, Log, Session, Shared};
+use super::follow;
+use super::log::Log;
+use super::publish::{HubEvent, HubLink};
+use super::{LIVE_CAPACITY, Session, Shared};
+use crate::error::SessionError;
 
 /// The sessions of a host, and one stream of all their events.
 ///
@@ -32,30 +34,6 @@ struct Registered {
     opened_at: u64,
 }
 
-/// An event of one of a hub's sessions.
-#[derive(Clone, Debug)]
-pub struct HubEvent {
-    /// The session's id.
-    pub session: Arc<str>,
-    /// The event.
-    pub event: Arc<Event>,
-}
-
-/// How a session publishes to its hub.
-pub(crate) struct Link {
-    live: broadcast::Sender<HubEvent>,
-}
-
-impl Link {
-    pub(crate) fn publish(&self, session: &Arc<str>, event: &Arc<Event>) {
-        // No receiver is not an error: nobody is watching.
-        let _ = self.live.send(HubEvent {
-            session: Arc::clone(session),
-            event: Arc::clone(event),
-        });
-    }
-}
-
 impl SessionHub {
     /// A hub with no sessions.
     pub fn new() -> Self {
@@ -77,9 +55,7 @@ impl SessionHub {
         if sessions.iter().any(|registered| registered.id == id) {
             return Err(SessionError::AlreadyOpen { id: id.to_string() });
         }
-        let link = Link {
-            live: self.inner.live.clone(),
-        };
+        let link = HubLink::new(self.inner.live.clone());
         let session = Session::open_with(Arc::clone(&id), Box::new(log), Some(link))?;
         sessions.push(Registered {
             id,
@@ -168,12 +144,12 @@ pub struct HubSubscription {
 impl HubSubscription {
     /// The next event if one is ready, without waiting.
     pub fn try_next(&mut self) -> Result<Option<HubEvent>, SessionError> {
-        super::follow::try_next(self)
+        follow::try_next(self)
     }
 
     /// Waits for the next event.
     pub async fn next(&mut self) -> Result<HubEvent, SessionError> {
-        super::follow::next(self).await
+        follow::next(self).await
     }
 
     fn next_of(&mut self, session: &Arc<str>) -> &mut u64 {
@@ -185,7 +161,7 @@ impl HubSubscription {
     }
 }
 
-impl super::follow::Follow for HubSubscription {
+impl follow::Follow for HubSubscription {
     type Item = HubEvent;
 
     fn live(&mut self) -> &mut broadcast::Receiver<HubEvent> {

@@ -3,9 +3,9 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use crate::SessionError;
+use super::log::{Ack, Log};
+use crate::error::SessionError;
 use crate::event::Event;
-use crate::session::{Ack, Log};
 
 /// A [`Log`] that keeps every event in memory. Nothing survives the process.
 #[derive(Debug, Default)]

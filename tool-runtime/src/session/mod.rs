@@ -12,14 +12,18 @@
 //! default) through a [`SessionDir`]. [`SessionHub`] gathers the sessions of a host so it can
 //! subscribe to all of them at once.
 
+mod dir;
 mod follow;
 mod hub;
 mod jsonl;
+mod log;
 mod memory;
 mod order;
+mod publish;
+mod subscription;
 mod sync;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,127 +33,21 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::SessionError;
+use crate::error::SessionError;
 use crate::event::Event;
 
-pub use hub::{HubEvent, HubSubscription, SessionHub};
-pub use jsonl::{Durability, JsonlLog, MAX_LINE_BYTES, OpenMode, SessionDir, TornTail};
+pub use dir::SessionDir;
+pub use hub::{HubSubscription, SessionHub};
+pub use jsonl::{Durability, JsonlLog, MAX_LINE_BYTES, OpenMode, TornTail};
+pub use log::{Ack, Log, Recovered};
 pub use memory::MemoryLog;
 pub(crate) use order::{Gate, Turn};
+pub use publish::HubEvent;
+pub use subscription::Subscription;
 pub use sync::GroupSync;
 
 /// How many published events a subscriber may fall behind before it catches up from the log.
 const LIVE_CAPACITY: usize = 1024;
-
-/// Where a session's events are kept.
-///
-/// What a backend (a file, SQLite, Postgres…) must guarantee:
-///
-/// - [`Log::append`] keeps the event after every event it kept before, and the event is
-///   acknowledged when the returned [`Ack`] has been waited for without error: an acknowledged
-///   event survives what the backend promises to survive (a process crash, or a power loss for a
-///   backend that syncs).
-/// - [`Log::for_each_from`] gives back every kept event from a seq on, in seq order, with the
-///   data's JSON text as it was appended, and fails with a clear error rather than skip one.
-/// - [`Log::recover`] tells, on open, where the session stands: the next seq and the latest event
-///   of each kind.
-///
-/// The session calls a backend under its lock, so a backend sees one call at a time per session;
-/// seqs are assigned by the session, from 1 and without gaps. A backend need not know any tool.
-pub trait Log: Send + 'static {
-    /// Keeps one event.
-    fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError>;
-
-    /// Calls `visit` with every kept event whose seq is `seq` or later, in seq order, until it
-    /// returns [`ControlFlow::Break`]. A backend should start near `seq` rather than read from the
-    /// first event, and stream: the session reads a long log a chunk at a time.
-    fn for_each_from(
-        &self,
-        seq: u64,
-        visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
-    ) -> Result<(), SessionError>;
-
-    /// Where the session stands after the kept events. The default reads every event; a backend
-    /// may do better.
-    fn recover(&self) -> Result<Recovered, SessionError> {
-        let mut recovered = Recovered::default();
-        let mut latest = HashMap::new();
-        self.for_each_from(0, &mut |event| {
-            recovered.next_seq = event.seq + 1;
-            latest.insert(event.kind.clone(), event);
-            ControlFlow::Continue(())
-        })?;
-        recovered.latest = latest.into_values().collect();
-        Ok(recovered)
-    }
-
-    /// Whether the log only reads events another writer keeps (a file opened for reading), so it
-    /// may hold more than this session appended. `false` unless a backend says otherwise.
-    fn follows_another_writer(&self) -> bool {
-        false
-    }
-}
-
-/// Where a session stands after replaying its log.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Recovered {
-    /// The seq the next event gets: 1 for an empty log.
-    pub next_seq: u64,
-    /// The latest event of each kind.
-    pub latest: Vec<Event>,
-}
-
-impl Default for Recovered {
-    fn default() -> Self {
-        Recovered {
-            next_seq: 1,
-            latest: Vec::new(),
-        }
-    }
-}
-
-impl Recovered {
-    /// Where a session stands: the next seq, and the latest event of each kind.
-    pub fn new(next_seq: u64, latest: Vec<Event>) -> Self {
-        Recovered { next_seq, latest }
-    }
-}
-
-/// A log's answer to an append: the event is durable now, or will be once [`Ack::wait`] returns.
-#[must_use = "an append is acknowledged only once its Ack has been waited for"]
-pub struct Ack(Option<Box<dyn FnOnce() -> Result<(), SessionError> + Send>>);
-
-impl Ack {
-    /// The event is as durable as the backend makes it already.
-    pub fn durable() -> Self {
-        Ack(None)
-    }
-
-    /// The event is durable once `wait` returns `Ok`. The session calls it outside its lock, so
-    /// other appends go on meanwhile (a grouped fsync).
-    pub fn after(wait: impl FnOnce() -> Result<(), SessionError> + Send + 'static) -> Self {
-        Ack(Some(Box::new(wait)))
-    }
-
-    /// Waits until the event is durable.
-    pub fn wait(self) -> Result<(), SessionError> {
-        match self.0 {
-            None => Ok(()),
-            Some(wait) => wait(),
-        }
-    }
-}
-
-impl fmt::Debug for Ack {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Ack(pending)"
-        } else {
-            "Ack(durable)"
-        })
-    }
-}
 
 /// An agent's session: its id, log, current state and event stream. Cloning is cheap and shares
 /// the session.
@@ -157,14 +55,14 @@ impl fmt::Debug for Ack {
 pub struct Session {
     shared: Arc<Shared>,
     /// Set on the handles a call batch gives its calls: appends wait for the call's turn.
-    turn: Option<order::Turn>,
+    turn: Option<Turn>,
 }
 
 struct Shared {
     id: Arc<str>,
     state: Mutex<State>,
     live: broadcast::Sender<Arc<Event>>,
-    hub: Option<hub::Link>,
+    hub: Option<publish::HubLink>,
 }
 
 struct State {
@@ -190,7 +88,7 @@ impl Session {
     fn open_with(
         id: Arc<str>,
         log: Box<dyn Log>,
-        hub: Option<hub::Link>,
+        hub: Option<publish::HubLink>,
     ) -> Result<Self, SessionError> {
         let recovered = log.recover()?;
         let latest = recovered
@@ -236,9 +134,9 @@ impl Session {
     }
 
     /// Appends an event of `kind` that keeps `data` itself, and returns its seq once the event
-    /// is acknowledged. The data's JSON text is written only when something needs it — a log
-    /// file, a subscriber reading [`Event::raw_data`] — so with a memory log an append costs no
-    /// encoding, and [`Event::value`] gives `data` back as it was.
+    /// is acknowledged. [`Event::value`] gives `data` back as it was, with no decoding; its JSON
+    /// text is written once, before the append, so a value serde cannot encode fails here, on
+    /// every log, and is never kept.
     ///
     /// ```
     /// # use tool_runtime::Session;
@@ -246,14 +144,15 @@ impl Session {
     /// session.append_value("note/add", vec!["first".to_owned()]).unwrap();
     /// let latest = session.latest("note/add").unwrap();
     /// assert_eq!(latest.value::<Vec<String>>().unwrap(), &["first"]);
-    /// assert_eq!(latest.raw_data().unwrap().get(), r#"["first"]"#);
+    /// assert_eq!(latest.raw_data().get(), r#"["first"]"#);
     /// ```
     pub fn append_value<T: Serialize + Send + Sync + 'static>(
         &self,
         kind: &str,
         data: T,
     ) -> Result<u64, SessionError> {
-        self.append_event(|seq| Event::with_value(seq, kind, data, now()))
+        let raw_data = serde_json::value::to_raw_value(&data)?;
+        self.append_event(|seq| Event::with_value(seq, kind, raw_data, data, now()))
     }
 
     fn append_event(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
@@ -360,38 +259,26 @@ impl Session {
         Ok(events)
     }
 
-    /// Subscribes to the events appended from now on.
-    pub fn subscribe(&self) -> Subscription {
-        let state = self.lock();
-        let next = state.next_seq;
-        self.subscription(&state, next)
-    }
-
-    /// Subscribes to every event from `seq` on: the ones already in the log first, then the ones
-    /// appended from now on, without a gap or a repeat.
-    pub fn subscribe_from(&self, seq: u64) -> Subscription {
-        let state = self.lock();
-        self.subscription(&state, seq)
-    }
-
     /// This session as one call of a batch sees it: its appends wait for the call's turn.
-    pub(crate) fn in_turn(&self, turn: order::Turn) -> Session {
+    pub(crate) fn in_turn(&self, turn: Turn) -> Session {
         Session {
             shared: Arc::clone(&self.shared),
             turn: Some(turn),
         }
     }
 
-    fn subscription(&self, state: &State, next: u64) -> Subscription {
-        Subscription {
-            session: Session {
-                shared: Arc::clone(&self.shared),
-                turn: None,
-            },
-            live: self.shared.live.subscribe(),
-            next,
-            head: state.next_seq,
-            backlog: VecDeque::new(),
+    /// This session's live stream, subscribed to under the session's lock, and the seq the
+    /// next append gets: every event from that seq on reaches the stream.
+    pub(super) fn watch(&self) -> (broadcast::Receiver<Arc<Event>>, u64) {
+        let state = self.lock();
+        (self.shared.live.subscribe(), state.next_seq)
+    }
+
+    /// Another handle on this session, outside any batch.
+    pub(super) fn handle(&self) -> Session {
+        Session {
+            shared: Arc::clone(&self.shared),
+            turn: None,
         }
     }
 
@@ -421,99 +308,4 @@ fn now() -> SystemTime {
         .unwrap_or_default();
     let micros = Duration::from_micros(since_epoch.as_micros().try_into().unwrap_or(u64::MAX));
     UNIX_EPOCH + micros
-}
-
-/// A stream of a session's events in seq order.
-///
-/// A subscriber that falls behind the live stream does not lose events: it reads what it missed
-/// from the session's log, then continues live.
-pub struct Subscription {
-    session: Session,
-    live: broadcast::Receiver<Arc<Event>>,
-    /// The seq of the next event to yield.
-    next: u64,
-    /// Events before this seq were in the log when the subscription started.
-    head: u64,
-    backlog: VecDeque<Arc<Event>>,
-}
-
-impl Subscription {
-    /// The next event if one is ready, without waiting. `Ok(None)` means none is ready yet.
-    pub fn try_next(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
-        follow::try_next(self)
-    }
-
-    /// Waits for the next event.
-    pub async fn next(&mut self) -> Result<Arc<Event>, SessionError> {
-        follow::next(self).await
-    }
-
-    /// The seq of the next event this subscription yields.
-    pub fn next_seq(&self) -> u64 {
-        self.next
-    }
-
-    /// The session this subscription follows.
-    pub fn session(&self) -> &Session {
-        &self.session
-    }
-}
-
-impl follow::Follow for Subscription {
-    type Item = Arc<Event>;
-
-    fn live(&mut self) -> &mut broadcast::Receiver<Arc<Event>> {
-        &mut self.live
-    }
-
-    fn pop_backlog(&mut self) -> Result<Option<Arc<Event>>, SessionError> {
-        if self.backlog.is_empty() && self.next < self.head {
-            self.catch_up()?;
-        }
-        while let Some(event) = self.backlog.pop_front() {
-            if event.seq >= self.next {
-                self.next = event.seq + 1;
-                return Ok(Some(event));
-            }
-        }
-        Ok(None)
-    }
-
-    /// Takes a live event: yields it if it is the next one, skips it if it was already yielded,
-    /// and reads the gap from the log if events were missed.
-    fn accept(&mut self, event: Arc<Event>) -> Result<Option<Arc<Event>>, SessionError> {
-        if event.seq < self.next {
-            return Ok(None);
-        }
-        if event.seq > self.next {
-            self.head = self.head.max(event.seq);
-            self.catch_up()?;
-            self.backlog.push_back(event);
-            return self.pop_backlog();
-        }
-        self.next = event.seq + 1;
-        Ok(Some(event))
-    }
-
-    fn catch_up(&mut self) -> Result<(), SessionError> {
-        let backlog = &mut self.backlog;
-        let mut last = None;
-        self.session.for_each_from(self.next, &mut |event| {
-            last = Some(event.seq);
-            backlog.push_back(Arc::new(event));
-        })?;
-        if let Some(last) = last {
-            self.head = self.head.max(last + 1);
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Debug for Subscription {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Subscription")
-            .field("session", &self.session.id())
-            .field("next", &self.next)
-            .finish_non_exhaustive()
-    }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
 
-use crate::SessionError;
+use crate::error::SessionError;
 
 /// A grouped-fsync policy shared by the logs that use it (every session of a host, typically).
 ///

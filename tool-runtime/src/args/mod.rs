@@ -13,8 +13,11 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::schema::check;
-use crate::{Definition, ToolOutput};
+use crate::output::ToolOutput;
+use crate::refusal;
+use crate::schema::Definition;
+
+mod check;
 
 /// A type a `#[tool]` function can take as a model argument: it deserializes from the model's
 /// JSON and describes itself as a JSON schema. Implemented for every such type.
@@ -58,28 +61,6 @@ impl<T: DeserializeOwned + JsonSchema> ModelArg for T {
 
     fn missing<E: de::Error>(name: &'static str) -> Result<T, E> {
         T::deserialize(Missing::<E>::new(name))
-    }
-}
-
-/// One model argument of a tool, as the input schema describes it.
-#[derive(Clone, Copy)]
-pub struct ArgSpec {
-    /// The property name: the parameter's name.
-    pub name: &'static str,
-    /// The parameter's doc comment, if it has one.
-    pub description: Option<&'static str>,
-    /// The argument type's schema.
-    pub schema: fn(&mut SchemaGenerator) -> Schema,
-    /// Whether the argument may be left out (an `Option`).
-    pub optional: fn() -> bool,
-}
-
-impl fmt::Debug for ArgSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ArgSpec")
-            .field("name", &self.name)
-            .field("description", &self.description)
-            .finish_non_exhaustive()
     }
 }
 
@@ -151,12 +132,12 @@ pub fn parse_args<T: DeserializeOwned>(
     args: &str,
 ) -> Result<T, ToolOutput> {
     serde_json::from_str(args)
-        .or_else(|error| reconsider::<T>(definition.input_schema(), args, &error))
+        .or_else(|error| retry_or_explain::<T>(definition.input_schema(), args, &error))
 }
 
 /// The slow path, after the typed parse failed: accepts what the schema accepts after all
 /// (integers written as `2.0`), or explains the failure in the schema's words.
-fn reconsider<T: DeserializeOwned>(
+fn retry_or_explain<T: DeserializeOwned>(
     schema: &Value,
     args: &str,
     error: &serde_json::Error,
@@ -165,10 +146,10 @@ fn reconsider<T: DeserializeOwned>(
     // classifies some type mismatches as syntax errors (a number where an enum was expected).
     let mut value: Value = match serde_json::from_str(args) {
         Ok(value) => value,
-        Err(error) => return Err(malformed(&error)),
+        Err(error) => return Err(refusal::malformed_args(&error)),
     };
     if let Some(violation) = check::first_violation(schema, &value) {
-        return Err(invalid(&violation.path, violation.message));
+        return Err(refusal::invalid_args(&violation.path, violation.message));
     }
     // JSON Schema counts `2.0` as an integer and serde does not: write those as integers and try
     // again, so the schema stays exactly what is enforced.
@@ -185,29 +166,11 @@ fn reconsider<T: DeserializeOwned>(
             Err(error) => {
                 let path = error.path().to_string();
                 let path = if path == "." { String::new() } else { path };
-                invalid(&path, without_position(error.inner()))
+                refusal::invalid_args(&path, without_position(error.inner()))
             }
-            Ok(_) => invalid("", without_position(error)),
+            Ok(_) => refusal::invalid_args("", without_position(error)),
         },
     )
-}
-
-fn invalid(path: &str, message: impl fmt::Display) -> ToolOutput {
-    if path.is_empty() {
-        ToolOutput::error(format_args!("invalid arguments: {message}"))
-    } else {
-        ToolOutput::error(format_args!("invalid arguments: {path}: {message}"))
-    }
-}
-
-fn malformed(error: &serde_json::Error) -> ToolOutput {
-    ToolOutput::error(format_args!("invalid arguments: malformed JSON: {error}"))
-}
-
-pub(crate) fn too_large(len: usize, max: usize) -> ToolOutput {
-    ToolOutput::error(format_args!(
-        "invalid arguments: {len} bytes is more than the limit of {max} bytes"
-    ))
 }
 
 /// serde_json's message without its ` at line L column C` suffix.

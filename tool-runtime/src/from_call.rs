@@ -1,0 +1,78 @@
+//! Context parameters: what a tool function receives from the call and the host, not the model.
+
+use crate::agent::Agent;
+use crate::exec::Exec;
+use crate::output::ToolOutput;
+use crate::refusal;
+use crate::service::Service;
+use crate::tool::Invocation;
+
+/// A parameter of a `#[tool]` function that comes from the call or the host, never from the
+/// model's arguments, and never appears in the schema.
+///
+/// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
+/// rejected), `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
+/// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
+/// host provides none). Resolution fails with a value, never a panic.
+///
+/// The trait is sealed: `#[tool]` tells context parameters from model arguments by how their
+/// types are spelled, so an implementation for another type could never be used. A value a tool
+/// needs from its host is a [`Service<T>`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a context parameter of a #[tool] function",
+    note = "context parameters are `&Exec`, `Agent`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
+)]
+pub trait FromCall<'a>: Sized + sealed::Sealed {
+    /// Resolves the parameter for this call.
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput>;
+}
+
+impl<'a> FromCall<'a> for &'a Exec {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(call.exec)
+    }
+}
+
+impl<'a> FromCall<'a> for Agent {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        call.exec
+            .agent
+            .clone()
+            .ok_or_else(|| refusal::requires_agent(call.tool))
+    }
+}
+
+impl<'a> FromCall<'a> for Option<Agent> {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(call.exec.agent.clone())
+    }
+}
+
+impl<'a, T: Send + Sync + 'static> FromCall<'a> for Service<T> {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        call.services
+            .get::<T>()
+            .ok_or_else(|| refusal::missing_service(call.tool, std::any::type_name::<T>()))
+    }
+}
+
+impl<'a, T: Send + Sync + 'static> FromCall<'a> for Option<Service<T>> {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(call.services.get::<T>())
+    }
+}
+
+mod sealed {
+    use crate::agent::Agent;
+    use crate::exec::Exec;
+    use crate::service::Service;
+
+    /// Only the context parameters `#[tool]` recognizes implement [`FromCall`](super::FromCall).
+    pub trait Sealed {}
+
+    impl Sealed for &Exec {}
+    impl Sealed for Agent {}
+    impl Sealed for Option<Agent> {}
+    impl<T: ?Sized> Sealed for Service<T> {}
+    impl<T: ?Sized> Sealed for Option<Service<T>> {}
+}

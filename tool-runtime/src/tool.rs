@@ -1,0 +1,47 @@
+//! The `Tool` trait, and one invocation of a tool as it receives it.
+
+use std::fmt;
+
+use crate::exec::Exec;
+use crate::future::ToolFuture;
+use crate::schema::Definition;
+use crate::service::Services;
+
+/// A model-facing tool. `#[tool]` implements it; a host rarely does.
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's name, description and input schema, computed once.
+    fn definition(&self) -> &Definition;
+
+    /// Runs one call. The registry has checked the tool name and the size of the arguments; the
+    /// tool resolves its context parameters, parses the arguments and runs.
+    fn call<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
+}
+
+/// One invocation of a tool, as [`Tool::call`] receives it: the host's context for the call and
+/// the model's raw arguments.
+#[derive(Clone, Copy)]
+pub struct Invocation<'a> {
+    /// The host's context for the call.
+    pub exec: &'a Exec,
+    /// The model's raw JSON arguments.
+    pub args: &'a str,
+    pub(crate) services: &'a Services,
+    pub(crate) tool: &'a str,
+}
+
+impl<'a> Invocation<'a> {
+    /// The name of the tool being called.
+    pub fn tool(&self) -> &'a str {
+        self.tool
+    }
+}
+
+impl fmt::Debug for Invocation<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Invocation")
+            .field("tool", &self.tool)
+            .field("exec", &self.exec)
+            .field("args", &self.args)
+            .finish_non_exhaustive()
+    }
+}
