@@ -35,7 +35,7 @@ pub(super) fn call(
         (true, _) => Exec::new(),
         (false, None) => Exec::for_agent(Agent::new(name, Session::in_memory())),
         (false, Some(path)) => {
-            let session = super::open_session(name, path, OpenMode::Write)?;
+            let session = super::open_session(name, &ctx.sessions, path, OpenMode::Write)?;
             Exec::for_agent(Agent::new(session.id().to_owned(), session))
         }
     };

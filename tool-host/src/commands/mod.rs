@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
-use tool_runtime::{Agent, Ctx, Session};
+use tool_runtime::{Agent, Ctx, Session, SessionHub};
 
 use crate::HostError;
 use crate::cli::Command;
@@ -29,13 +29,14 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             file,
             format,
             events,
-        } => replay::replay(name, &file, format, events),
+        } => replay::replay(name, &ctx.sessions, &file, format, events),
         Command::Repl {
             session_dir,
             session,
         } => {
             let created = session.is_none();
-            let (session, path) = open_or_create(name, session_dir, session, "repl")?;
+            let (session, path) =
+                open_or_create(name, &ctx.sessions, session_dir, session, "repl")?;
             let agent = Agent::new(session.id().to_owned(), session);
             let history = default_session_dir()
                 .parent()
@@ -52,7 +53,7 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             session,
             max_args_bytes: _,
         } => {
-            let (session, path) = open_or_create(name, session_dir, session, "mcp")?;
+            let (session, path) = open_or_create(name, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());
             let agent = Agent::new(session.id().to_owned(), session);
             let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?;
@@ -66,21 +67,22 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
     }
 }
 
-/// The session in `file`, or a new one (its id starting with `prefix`) in the session directory;
-/// with the file's path.
+/// The session in `file`, or a new one (its id starting with `prefix`) in the session directory,
+/// opened through the host's hub; with the file's path.
 fn open_or_create(
     name: &str,
+    hub: &SessionHub,
     session_dir: Option<PathBuf>,
     file: Option<PathBuf>,
     prefix: &str,
 ) -> Result<(Session, PathBuf), HostError> {
     match file {
-        Some(path) => Ok((open_session(name, &path, OpenMode::Write)?, path)),
+        Some(path) => Ok((open_session(name, hub, &path, OpenMode::Write)?, path)),
         None => {
             let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
             let (id, log) = dir.create(prefix)?;
             let path = log.path().to_path_buf();
-            Ok((Session::open(id, log)?, path))
+            Ok((hub.open(id, log)?, path))
         }
     }
 }
@@ -98,11 +100,17 @@ fn default_session_dir() -> PathBuf {
     }
 }
 
-/// Opens the session persisted at `path`, reporting a torn tail on standard error.
+/// Opens the session persisted at `path` through the host's hub (so `ctx.sessions` sees it),
+/// reporting a torn tail on standard error.
 ///
 /// Its todo list is read too: a log whose latest list cannot be read is refused whatever the
 /// command (replay in any format, a call, the REPL, MCP), so a log has one verdict.
-fn open_session(name: &str, path: &Path, mode: OpenMode) -> Result<Session, HostError> {
+fn open_session(
+    name: &str,
+    hub: &SessionHub,
+    path: &Path,
+    mode: OpenMode,
+) -> Result<Session, HostError> {
     let log = JsonlLog::open(path, mode, Durability::default())?;
     if let Some(torn) = log.torn_tail() {
         crate::note!("{name}: warning: {torn}");
@@ -111,7 +119,7 @@ fn open_session(name: &str, path: &Path, mode: OpenMode) -> Result<Session, Host
         || "session".into(),
         |stem| stem.to_string_lossy().into_owned(),
     );
-    let session = Session::open(id, log)?;
+    let session = hub.open(id, log)?;
     crate::current_todos(&session, path)?;
     Ok(session)
 }

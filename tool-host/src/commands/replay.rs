@@ -4,6 +4,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use tool_runtime::SessionHub;
 use tool_runtime::session::OpenMode;
 
 use crate::HostError;
@@ -12,11 +13,12 @@ use crate::cli::Format;
 /// Prints the list of the log at `file` in `format`, or every event with `events`.
 pub(super) fn replay(
     name: &str,
+    hub: &SessionHub,
     file: &Path,
     format: Format,
     events: bool,
 ) -> Result<ExitCode, HostError> {
-    let session = super::open_session(name, file, OpenMode::Read)?;
+    let session = super::open_session(name, hub, file, OpenMode::Read)?;
     let mut stdout = io::stdout().lock();
     if events {
         let mut result = Ok(());
