@@ -636,3 +636,39 @@ fn a_session_open_twice_in_a_hub_says_so() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A value serde cannot encode as JSON: a map whose keys are not strings.
+#[derive(Clone)]
+struct Unencodable;
+
+impl serde::Serialize for Unencodable {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(&[1, 2], &3)?;
+        map.end()
+    }
+}
+
+#[test]
+fn an_append_fails_when_its_value_cannot_be_encoded_on_every_log() {
+    let dir = TempDir::new("unencodable");
+    let file = open(&dir.file("s.jsonl"), OpenMode::Write).unwrap();
+    for session in [Session::in_memory(), file] {
+        let before = session.next_seq();
+        for error in [
+            session.append_value("x/y", Unencodable).unwrap_err(),
+            session.append("x/y", &Unencodable).unwrap_err(),
+        ] {
+            assert!(
+                matches!(&error, SessionError::Json(inner) if inner.to_string().contains("key must be a string")),
+                "{error}"
+            );
+        }
+        // Nothing was kept, in the log or in the session's state.
+        assert_eq!(session.next_seq(), before);
+        assert!(session.latest("x/y").is_none());
+        assert!(session.events_from(1).unwrap().is_empty());
+        assert_eq!(session.append_value("x/y", 1).unwrap(), before);
+    }
+}
