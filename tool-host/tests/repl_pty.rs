@@ -16,6 +16,12 @@ struct Terminal {
 
 impl Terminal {
     fn start(args: &[&str]) -> Terminal {
+        let state = std::env::temp_dir().join(format!("repl-state-{}", std::process::id()));
+        Terminal::start_with_state(args, &state)
+    }
+
+    /// A REPL whose state directory (where its history is kept) is `state`.
+    fn start_with_state(args: &[&str], state: &std::path::Path) -> Terminal {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 50,
@@ -29,10 +35,7 @@ impl Terminal {
         command.env("TERM", "xterm-256color");
         command.env("LANG", "C.UTF-8");
         command.env_remove("NO_COLOR");
-        command.env(
-            "XDG_STATE_HOME",
-            std::env::temp_dir().join(format!("repl-state-{}", std::process::id())),
-        );
+        command.env("XDG_STATE_HOME", state);
         let child = pair.slave.spawn_command(command).unwrap();
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
@@ -231,4 +234,33 @@ fn a_new_user_is_told_what_to_do() {
     assert!(term.child.wait().unwrap().success());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_history_is_kept_across_runs() {
+    let state = std::env::temp_dir().join(format!("repl-history-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    let sessions = state.join("sessions");
+    let args = ["repl", "--session-dir", sessions.to_str().unwrap()];
+
+    let mut term = Terminal::start_with_state(&args, &state);
+    term.wait_for("toolhost> ");
+    term.type_line("tools");
+    term.wait_for("todo_write  Record");
+    term.type_line("quit");
+    assert!(term.child.wait().unwrap().success());
+
+    // A second run: the up arrow brings back the lines typed in the first, latest first.
+    let mut term = Terminal::start_with_state(&args, &state);
+    term.wait_for("toolhost> ");
+    term.press(b"\x1b[A");
+    term.wait_for("toolhost> quit");
+    term.press(b"\x1b[A");
+    term.wait_for("toolhost> tools");
+    term.press(b"\r");
+    term.wait_for("todo_write  Record");
+    term.type_line("quit");
+    assert!(term.child.wait().unwrap().success());
+    assert!(state.join("toolhost/repl-history").is_file());
+    std::fs::remove_dir_all(&state).unwrap();
 }
