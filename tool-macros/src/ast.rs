@@ -7,6 +7,8 @@ use syn::{
 };
 
 use crate::attr::Attrs;
+use crate::ctxt::Ctxt;
+use crate::param_attr::{self, ParamAttrs};
 
 /// A function under `#[tool]`, its parameters classified.
 pub(crate) struct ToolFn {
@@ -26,6 +28,8 @@ pub(crate) struct Param {
     /// The parameter's doc comment as a `&'static str` expression, and its first attribute for
     /// spans.
     pub doc: Option<(TokenStream, Attribute)>,
+    /// Its `#[serde]` and `#[schemars]` attributes.
+    pub attrs: ParamAttrs,
 }
 
 pub(crate) enum Kind {
@@ -38,7 +42,7 @@ pub(crate) enum Kind {
 }
 
 impl ToolFn {
-    pub fn from_syn(attrs: Attrs, mut item: ItemFn) -> Self {
+    pub fn from_syn(cx: &Ctxt, attrs: Attrs, mut item: ItemFn) -> Self {
         let doc = doc_text(&item.attrs);
         let mut receiver = None;
         let mut params = Vec::new();
@@ -49,11 +53,13 @@ impl ToolFn {
                     let doc_attr = typed.attrs.iter().find(|attr| is_doc(attr)).cloned();
                     let doc = doc_text(&typed.attrs).zip(doc_attr);
                     typed.attrs.retain(|attr| !is_doc(attr));
+                    let param_attrs = param_attr::take(cx, &mut typed.attrs);
                     params.push(Param {
                         pat: (*typed.pat).clone(),
                         ty: (*typed.ty).clone(),
                         kind: classify(&typed.ty),
                         doc,
+                        attrs: param_attrs,
                     });
                 }
             }
@@ -87,8 +93,11 @@ impl ToolFn {
 }
 
 impl Param {
-    /// The property name: the parameter's name without `r#`.
+    /// The property name: `#[serde(rename = "…")]`, else the parameter's name without `r#`.
     pub fn name(&self) -> String {
+        if let Some(rename) = &self.attrs.rename {
+            return rename.value();
+        }
         match &self.pat {
             Pat::Ident(pat) => pat.ident.unraw().to_string(),
             other => other.to_token_stream().to_string(),

@@ -1,3 +1,4 @@
+use quote::ToTokens;
 use syn::{Pat, Safety, Type};
 
 use crate::ast::{Kind, ToolFn};
@@ -13,15 +14,38 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     not_variadic(cx, tool);
     valid_name(cx, tool);
     has_description(cx, tool);
+    let mut names = std::collections::HashSet::new();
     for param in &tool.params {
         plain_name(cx, &param.pat);
         match param.kind {
-            Kind::Model => owned_model_arg(cx, &param.ty),
+            Kind::Model => {
+                owned_model_arg(cx, &param.ty);
+                if !names.insert(param.name()) {
+                    let at = param
+                        .attrs
+                        .rename
+                        .as_ref()
+                        .map_or_else(|| param.pat.to_token_stream(), ToTokens::to_token_stream);
+                    cx.error_spanned_by(
+                        at,
+                        format!(
+                            "two parameters are the model's argument {:?}; rename one with `#[serde(rename = \"…\")]`",
+                            param.name()
+                        ),
+                    );
+                }
+            }
             Kind::Context { .. } => {
                 if let Some((_, attr)) = &param.doc {
                     cx.error_spanned_by(
                         attr,
                         "a context parameter is not shown to the model, so its doc comment would be lost; use a `//` comment",
+                    );
+                }
+                if let Some(attr) = &param.attrs.first {
+                    cx.error_spanned_by(
+                        attr,
+                        "a context parameter is not one of the model's arguments: `#[serde]` and `#[schemars]` do not apply to it",
                     );
                 }
             }

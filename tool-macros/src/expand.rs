@@ -3,6 +3,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Kind, ToolFn};
+use crate::param_attr::DefaultValue;
 
 /// Generates the function, its tool type, and the type's `Tool` and `Plugin` impls. Everything is
 /// named through `::tool_runtime::__private` and `::core`, so the caller's names cannot interfere.
@@ -33,24 +34,49 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .collect();
     let indices: Vec<_> = (0..model.len()).map(Literal::usize_unsuffixed).collect();
 
-    let arg_specs = model.iter().map(|param| {
-        let ty = &param.ty;
-        let name = param.name();
-        let description = match &param.doc {
-            Some((doc, _)) => quote!(::core::option::Option::Some(#doc)),
-            None => quote!(::core::option::Option::None),
-        };
-        let schema = quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::schema);
-        let optional = quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::optional);
-        quote! {
-            #rt::ArgSpec {
-                name: #name,
-                description: #description,
-                schema: #schema,
-                optional: #optional,
+    // A parameter with `#[schemars(…)]` is described by a newtype whose field carries them, so
+    // they mean what they mean on a struct field.
+    let mut schema_types = Vec::new();
+    let arg_specs = model
+        .iter()
+        .enumerate()
+        .map(|(index, param)| {
+            let ty = &param.ty;
+            let name = param.name();
+            let description = match &param.doc {
+                Some((doc, _)) => quote!(::core::option::Option::Some(#doc)),
+                None => quote!(::core::option::Option::None),
+            };
+            let schema = if param.attrs.schemars.is_empty() {
+                quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::schema)
+            } else {
+                let newtype = format_ident!("__ToolArgSchema{index}");
+                let attrs = &param.attrs.schemars;
+                schema_types.push(quote_spanned! {ty.span()=>
+                    #[derive(#rt::schemars::JsonSchema)]
+                    #[schemars(crate = "::tool_runtime::__private::schemars")]
+                    #[allow(dead_code)]
+                    struct #newtype(#(#attrs)* #ty);
+                });
+                quote!(|__generator: &mut #rt::schemars::SchemaGenerator| {
+                    __generator.subschema_for::<#newtype>()
+                })
+            };
+            let optional = if param.attrs.default.is_some() {
+                quote!(|| true)
+            } else {
+                quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::optional)
+            };
+            quote! {
+                #rt::ArgSpec {
+                    name: #name,
+                    description: #description,
+                    schema: #schema,
+                    optional: #optional,
+                }
             }
-        }
-    });
+        })
+        .collect::<Vec<_>>();
 
     let next_args = model.iter().map(|param| {
         let ty = &param.ty;
@@ -59,7 +85,13 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     let missing_args = model.iter().map(|param| {
         let ty = &param.ty;
         let name = param.name();
-        quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::missing(#name)?)
+        match &param.attrs.default {
+            None => quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::missing(#name)?),
+            Some(DefaultValue::Trait) => {
+                quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+            }
+            Some(DefaultValue::Path(path)) => quote_spanned!(path.span()=> #path()),
+        }
     });
 
     let mut resolve = Vec::new();
@@ -122,6 +154,8 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 const _: () = {
             const __TOOL_DESCRIPTION: &str = #description;
             const __TOOL_FIELDS: &[&str] = &[#(#model_names),*];
+
+            #(#schema_types)*
 
             struct __ToolArgs(#(#model_tys,)*);
 

@@ -9,6 +9,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod fallback;
+mod param_attr;
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
@@ -44,7 +45,7 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             return with_errors(cx, input);
         }
     };
-    let tool = ToolFn::from_syn(attrs, item);
+    let tool = ToolFn::from_syn(&cx, attrs, item);
     check::check(&cx, &tool);
     match cx.check() {
         Ok(()) => expand::expand(&tool),

@@ -92,8 +92,9 @@ mod future;
 mod output;
 mod refusal;
 mod tool;
-// What the model sees of a tool.
+// What the model sees of a tool, and how values are held to it.
 mod schema;
+mod validate;
 // Agents, their sessions and the events in them.
 mod agent;
 mod event;

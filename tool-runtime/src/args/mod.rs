@@ -17,7 +17,7 @@ use crate::output::ToolOutput;
 use crate::refusal;
 use crate::schema::Definition;
 
-mod check;
+use crate::validate;
 
 /// A type a `#[tool]` function can take as a model argument: it deserializes from the model's
 /// JSON and describes itself as a JSON schema. Implemented for every such type.
@@ -131,8 +131,29 @@ pub fn parse_args<T: DeserializeOwned>(
     definition: &Definition,
     args: &str,
 ) -> Result<T, ToolOutput> {
-    serde_json::from_str(args)
-        .or_else(|error| retry_or_explain::<T>(definition.input_schema(), args, &error))
+    match serde_json::from_str(args) {
+        Ok(parsed) => {
+            let plan = definition.plan();
+            if plan.is_empty() {
+                return Ok(parsed);
+            }
+            // What the types leave to check (declared bounds, lengths, patterns, closed
+            // objects…), on the arguments as a JSON value.
+            let value: Value =
+                serde_json::from_str(args).map_err(|e| refusal::malformed_args(&e))?;
+            match plan.first_violation(&value) {
+                None => Ok(parsed),
+                // The first violation in the order the model sent its members, which may be
+                // earlier than the first the plan met.
+                Some(found) => {
+                    let violation = validate::first_violation(definition.input_schema(), &value)
+                        .unwrap_or(found);
+                    Err(refusal::invalid_args(&violation.path, violation.message))
+                }
+            }
+        }
+        Err(error) => retry_or_explain::<T>(definition.input_schema(), args, &error),
+    }
 }
 
 /// The slow path, after the typed parse failed: accepts what the schema accepts after all
@@ -148,12 +169,12 @@ fn retry_or_explain<T: DeserializeOwned>(
         Ok(value) => value,
         Err(error) => return Err(refusal::malformed_args(&error)),
     };
-    if let Some(violation) = check::first_violation(schema, &value) {
+    if let Some(violation) = validate::first_violation(schema, &value) {
         return Err(refusal::invalid_args(&violation.path, violation.message));
     }
     // JSON Schema counts `2.0` as an integer and serde does not: write those as integers and try
     // again, so the schema stays exactly what is enforced.
-    if check::coerce_integers(schema, &mut value)
+    if validate::coerce_integers(schema, &mut value)
         && let Ok(parsed) = T::deserialize(&value)
     {
         return Ok(parsed);

@@ -6,7 +6,8 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use super::Definition;
+use super::{Definition, normalize};
+use crate::validate;
 
 /// One model argument of a tool, as the input schema describes it.
 #[derive(Clone, Copy)]
@@ -69,11 +70,17 @@ impl Definition {
         }
         schema.insert("additionalProperties".into(), false.into());
         let definitions = generator.take_definitions(true);
-        if !definitions.is_empty() {
+        let mut schema = Value::Object(schema);
+        // Before normalization, which drops the integer formats that tell a type's own range
+        // from a declared one.
+        let plan = validate::close_and_plan(&mut schema);
+        if !definitions.is_empty()
+            && let Value::Object(schema) = &mut schema
+        {
             // Recursive types cannot be inlined; they keep their references, and registering
             // the tool fails (see `schema_error`).
             schema.insert("$defs".into(), definitions.into());
         }
-        Definition::new(name, description, Value::Object(schema))
+        Definition::with_plan(name.into(), description.into(), normalize(schema), plan)
     }
 }

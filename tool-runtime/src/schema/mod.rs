@@ -18,6 +18,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+use crate::validate::{self, Plan};
+
 /// A tool as a model sees it: name, description and input schema, and its renderings in each
 /// provider's [`Dialect`], each computed once.
 #[derive(Clone, Debug)]
@@ -27,6 +29,8 @@ pub struct Definition {
     input_schema: Value,
     /// Why the schema cannot be sent to a model, if it cannot (a recursive type).
     schema_error: Option<String>,
+    /// What the argument types leave to check, planned once.
+    plan: Plan,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -44,7 +48,18 @@ impl Definition {
         input_schema: Value,
     ) -> Self {
         let input_schema = normalize(input_schema);
-        let schema_error = input_schema.get("$defs").and_then(Value::as_object).map(|defs| {
+        let plan = Plan::everything(&input_schema);
+        Definition::with_plan(name.into(), description.into(), input_schema, plan)
+    }
+
+    /// A definition of a normalized schema, with the checks its argument types leave.
+    fn with_plan(
+        name: Cow<'static, str>,
+        description: Cow<'static, str>,
+        input_schema: Value,
+        plan: Plan,
+    ) -> Self {
+        let recursive = input_schema.get("$defs").and_then(Value::as_object).map(|defs| {
             let names: Vec<&str> = defs.keys().map(String::as_str).collect();
             format!(
                 "its arguments use the recursive type{} `{}`, which a tool schema cannot inline: give the model a finite shape",
@@ -52,13 +67,20 @@ impl Definition {
                 names.join("`, `")
             )
         });
+        let schema_error = recursive.or_else(|| validate::check_patterns(&input_schema).err());
         Definition {
-            name: name.into(),
-            description: description.into(),
+            name,
+            description,
             input_schema,
             schema_error,
+            plan,
             rendered: Default::default(),
         }
+    }
+
+    /// The checks left after the arguments parsed into their types.
+    pub(crate) fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     /// The tool's name.

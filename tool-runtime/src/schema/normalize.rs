@@ -61,18 +61,7 @@ fn normalize_object(mut object: Map<String, Value>) -> Map<String, Value> {
         && NUMERIC_FORMATS.contains(&format)
     {
         // The range the format implies stays, as `minimum`/`maximum`: the parser enforces it.
-        let (min, max): (Option<Value>, Option<Value>) = match format {
-            "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-            "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-            "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
-            "int" | "int64" => (Some(i64::MIN.into()), Some(i64::MAX.into())),
-            "uint8" => (Some(0.into()), Some(u8::MAX.into())),
-            "uint16" => (Some(0.into()), Some(u16::MAX.into())),
-            "uint32" => (Some(0.into()), Some(u32::MAX.into())),
-            "uint" | "uint64" => (Some(0.into()), Some(u64::MAX.into())),
-            "uint128" => (Some(0.into()), None),
-            _ => (None, None),
-        };
+        let (min, max) = crate::validate::implied_range(format);
         object.remove("format");
         if let Some(min) = min {
             object.entry("minimum").or_insert(min);

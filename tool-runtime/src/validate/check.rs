@@ -1,14 +1,25 @@
 //! The first place a JSON value breaks a normalized schema, in the words the model sees.
 //!
-//! It reads the keywords normalized schemas use (`type`, `enum`, `const`, `properties`,
-//! `required`, `additionalProperties`, `items`, `anyOf`/`oneOf`/`allOf`, and the numeric,
-//! length and size bounds) and looks at a value's members in the order they were sent, reporting
-//! missing fields after an object's members, as serde does. It runs only after deserialization
-//! failed, to explain why.
+//! It reads every validation keyword schemars can emit: `type`, `enum`, `const`, `properties`,
+//! `required`, `additionalProperties`, `propertyNames`, `dependentRequired`, `minProperties`,
+//! `maxProperties`, `items`, `prefixItems`, `minItems`, `maxItems`, `uniqueItems`, `minimum`,
+//! `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`
+//! (in Unicode code points, as JSON Schema counts), `pattern`, and `anyOf`/`oneOf`/`allOf`.
+//! `format` is an annotation, as JSON Schema 2020-12 has it by default: it is shown to the model
+//! and not asserted. Numbers compare exactly (integers as integers, so a bound of
+//! 18446744073709551615 is not rounded); `1` and `1.0` are one value, as JSON Schema says.
+//!
+//! A value's members are looked at in the order they were sent, missing fields reported after
+//! an object's members, as serde does. It explains why arguments were refused, and checks what
+//! a tool's [`Plan`](super::Plan) leaves after a typed parse.
 
 use std::fmt::Write;
 
-use serde_json::{Map, Value};
+use std::cmp::Ordering;
+
+use serde_json::{Map, Number, Value};
+
+use super::pattern;
 
 use crate::text::quote as quote_found;
 
@@ -57,7 +68,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
         ));
     }
     if let Some(Value::Array(options)) = schema.get("enum")
-        && !options.contains(value)
+        && !options.iter().any(|option| same(option, value))
     {
         return Some(format!(
             "expected {}, got {}",
@@ -66,7 +77,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
         ));
     }
     if let Some(constant) = schema.get("const")
-        && constant != value
+        && !same(constant, value)
     {
         return Some(format!(
             "expected {}, got {}",
@@ -75,7 +86,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
         ));
     }
     match value {
-        Value::Number(_) => check_number(schema, value),
+        Value::Number(number) => check_number(schema, number),
         Value::String(text) => check_string(schema, text),
         Value::Array(items) => check_array(schema, items, path),
         Value::Object(members) => check_object(schema, members, path),
@@ -145,27 +156,93 @@ fn union(branches: &[Value]) -> String {
         .join(" or ")
 }
 
-fn check_number(schema: &Map<String, Value>, value: &Value) -> Option<String> {
-    let number = value.as_f64()?;
-    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
-    let too_small = bound("minimum").is_some_and(|min| number < min)
-        || bound("exclusiveMinimum").is_some_and(|min| number <= min);
-    let too_large = bound("maximum").is_some_and(|max| number > max)
-        || bound("exclusiveMaximum").is_some_and(|max| number >= max);
-    (too_small || too_large).then(|| format!("expected {}, got {}", expected(schema), found(value)))
+fn check_number(schema: &Map<String, Value>, number: &Number) -> Option<String> {
+    let bound = |key: &str| match schema.get(key) {
+        Some(Value::Number(bound)) => Some(compare(number, bound)),
+        _ => None,
+    };
+    let outside = bound("minimum") == Some(Ordering::Less)
+        || bound("exclusiveMinimum").is_some_and(Ordering::is_le)
+        || bound("maximum") == Some(Ordering::Greater)
+        || bound("exclusiveMaximum").is_some_and(Ordering::is_ge)
+        || matches!(schema.get("multipleOf"), Some(Value::Number(step)) if !is_multiple(number, step));
+    outside.then(|| format!("expected {}, got {number}", expected(schema)))
+}
+
+/// Orders two JSON numbers exactly when both are integers, else as `f64`s.
+fn compare(a: &Number, b: &Number) -> Ordering {
+    match (integer(a), integer(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        _ => {
+            let (a, b) = (
+                a.as_f64().unwrap_or(f64::NAN),
+                b.as_f64().unwrap_or(f64::NAN),
+            );
+            a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+        }
+    }
+}
+
+fn integer(number: &Number) -> Option<i128> {
+    number
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| number.as_u64().map(i128::from))
+}
+
+fn is_multiple(number: &Number, step: &Number) -> bool {
+    match (integer(number), integer(step)) {
+        (Some(_), Some(0)) => true,
+        (Some(number), Some(step)) => number % step == 0,
+        _ => match (number.as_f64(), step.as_f64()) {
+            (Some(number), Some(step)) if step != 0.0 => {
+                let quotient = number / step;
+                quotient.is_finite() && quotient.fract() == 0.0
+            }
+            _ => true,
+        },
+    }
+}
+
+/// JSON Schema's equality: numbers by value (`1` is `1.0`), arrays item by item, objects member
+/// by member whatever their order.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => compare(a, b) == Ordering::Equal,
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, a)| b.get(key).is_some_and(|b| same(a, b)))
+        }
+        _ => a == b,
+    }
 }
 
 fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
-    let chars = text.chars().count() as u64;
     let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
-    let outside = bound("minLength").is_some_and(|min| chars < min)
-        || bound("maxLength").is_some_and(|max| chars > max);
-    outside.then(|| {
-        format!(
-            "expected {}, got a string of {chars} characters",
-            expected(schema)
-        )
-    })
+    let (min, max) = (bound("minLength"), bound("maxLength"));
+    if min.is_some() || max.is_some() {
+        let chars = text.chars().count() as u64;
+        if min.is_some_and(|min| chars < min) || max.is_some_and(|max| chars > max) {
+            return Some(format!(
+                "expected {}, got a string of {chars} characters",
+                expected(schema)
+            ));
+        }
+    }
+    if let Some(Value::String(regex)) = schema.get("pattern")
+        && !pattern::matches(regex, text)
+    {
+        return Some(format!(
+            "expected {}, got {}",
+            expected(schema),
+            quote_found(text)
+        ));
+    }
+    None
 }
 
 fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) -> Option<String> {
@@ -178,6 +255,19 @@ fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) 
             "expected {}, got an array of {count} items",
             expected(schema)
         ));
+    }
+    if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+        for (index, item) in items.iter().enumerate() {
+            if let Some(first) = items[..index]
+                .iter()
+                .position(|earlier| same(earlier, item))
+            {
+                return Some(format!(
+                    "expected {}, got item {index} equal to item {first}",
+                    expected(schema)
+                ));
+            }
+        }
     }
     let prefix = schema.get("prefixItems").and_then(Value::as_array);
     for (index, item) in items.iter().enumerate() {
@@ -203,9 +293,25 @@ fn check_object(
     members: &Map<String, Value>,
     path: &mut String,
 ) -> Option<String> {
+    let count = members.len() as u64;
+    let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
+    if bound("minProperties").is_some_and(|min| count < min)
+        || bound("maxProperties").is_some_and(|max| count > max)
+    {
+        return Some(format!(
+            "expected {}, got an object of {count} members",
+            expected(schema)
+        ));
+    }
     let properties = schema.get("properties").and_then(Value::as_object);
     let additional = schema.get("additionalProperties");
+    let names = schema.get("propertyNames");
     for (key, member) in members {
+        if let Some(names) = names
+            && let Some(problem) = check(names, &Value::String(key.clone()), &mut String::new())
+        {
+            return Some(format!("member name {}: {problem}", quote_found(key)));
+        }
         let member_schema = match properties.and_then(|properties| properties.get(key)) {
             Some(member_schema) => member_schema,
             None => match additional {
@@ -225,6 +331,27 @@ fn check_object(
     for name in required.into_iter().flatten().filter_map(Value::as_str) {
         if !members.contains_key(name) {
             return Some(format!("missing field {}", quote_found(name)));
+        }
+    }
+    if let Some(Value::Object(dependent)) = schema.get("dependentRequired") {
+        for (present, needed) in dependent {
+            if !members.contains_key(present) {
+                continue;
+            }
+            let needed = needed
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str);
+            for name in needed {
+                if !members.contains_key(name) {
+                    return Some(format!(
+                        "missing field {}, which {} requires",
+                        quote_found(name),
+                        quote_found(present)
+                    ));
+                }
+            }
         }
     }
     None
@@ -409,9 +536,13 @@ fn expected(schema: &Map<String, Value>) -> String {
     if let Some(max) = number("exclusiveMaximum") {
         let _ = write!(phrase, " less than {max}");
     }
+    if let Some(step) = number("multipleOf") {
+        let _ = write!(phrase, " that is a multiple of {step}");
+    }
     for (min_key, max_key, unit) in [
         ("minLength", "maxLength", "characters"),
         ("minItems", "maxItems", "items"),
+        ("minProperties", "maxProperties", "members"),
     ] {
         match (number(min_key), number(max_key)) {
             (Some(min), Some(max)) => {
@@ -425,6 +556,12 @@ fn expected(schema: &Map<String, Value>) -> String {
             }
             (None, None) => {}
         }
+    }
+    if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+        phrase.push_str(" of unique items");
+    }
+    if let Some(Value::String(regex)) = schema.get("pattern") {
+        let _ = write!(phrase, " matching {}", quote_found(regex));
     }
     phrase
 }
