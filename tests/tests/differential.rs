@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use std::cell::Cell;
+use std::collections::{BTreeMap, HashSet};
 
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
@@ -51,7 +52,7 @@ enum Contact {
     Nothing,
 }
 
-/// Unknown fields are allowed here: serde ignores them, and the schema says so.
+/// Without `deny_unknown_fields`: the runtime closes it, and the schema says so.
 #[derive(Deserialize, JsonSchema)]
 struct Person {
     name: String,
@@ -64,6 +65,38 @@ struct Person {
     active: bool,
     nickname: Option<String>,
     pair: (i8, bool),
+}
+
+/// Keywords beyond types, nested in objects, arrays and options.
+#[derive(Deserialize, JsonSchema)]
+struct Window {
+    #[schemars(range(min = -5, max = 5))]
+    lo: i32,
+    #[schemars(length(min = 1, max = 4), regex(pattern = "^[a-c]+$"))]
+    code: Option<String>,
+    #[schemars(length(min = 1, max = 3))]
+    sizes: Option<Vec<u8>>,
+    unique: Option<HashSet<u8>>,
+    #[schemars(extend("multipleOf" = 3))]
+    step: Option<u16>,
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
+    ratio: Option<f64>,
+    labels: Option<Labels>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[schemars(extend("minProperties" = 1, "maxProperties" = 2, "propertyNames" = {"pattern": "^[a-z]+$"}, "dependentRequired" = {"b": ["a"]}))]
+struct Labels(BTreeMap<String, u8>);
+
+/// Accepts windows.
+#[tool]
+fn constrained(
+    window: Window,
+    #[schemars(range(max = 100))] score: Option<u8>,
+    #[schemars(length(max = 2))] windows: Option<Vec<Window>>,
+) -> &'static str {
+    let _ = (window, score, windows);
+    "ok"
 }
 
 /// Accepts a person.
@@ -90,6 +123,9 @@ fn valid(schema: &Value, depth: usize) -> BoxedStrategy<Value> {
         Some("null") => Just(Value::Null).boxed(),
         Some("boolean") => any::<bool>().prop_map(Value::from).boxed(),
         Some("string") => prop_oneof![
+            // Both sides of a pattern and of length bounds.
+            prop::collection::vec(prop::sample::select(vec!['a', 'b', 'c', 'Z', ' ']), 0..6)
+                .prop_map(|chars| Value::from(chars.into_iter().collect::<String>())),
             prop::sample::select(vec![
                 "",
                 "a",
@@ -157,14 +193,28 @@ fn valid(schema: &Value, depth: usize) -> BoxedStrategy<Value> {
                     (Just(name.clone()), value)
                 })
                 .collect();
-            members
-                .prop_map(|members| {
-                    Value::Object(
-                        members
-                            .into_iter()
-                            .filter_map(|(name, value)| Some((name, value?)))
-                            .collect(),
-                    )
+            // A map: members of its value schema, under names on both sides of `propertyNames`.
+            let extra = match schema.get("additionalProperties") {
+                Some(value) if value.is_object() => prop::collection::vec(
+                    (
+                        prop::sample::select(vec!["a", "b", "c", "Zed"]),
+                        valid(value, depth + 1),
+                    ),
+                    0..4,
+                )
+                .boxed(),
+                _ => Just(Vec::new()).boxed(),
+            };
+            (members, extra)
+                .prop_map(|(members, extra)| {
+                    let mut object: serde_json::Map<String, Value> = members
+                        .into_iter()
+                        .filter_map(|(name, value)| Some((name, value?)))
+                        .collect();
+                    for (name, value) in extra {
+                        object.insert(name.to_owned(), value);
+                    }
+                    Value::Object(object)
                 })
                 .boxed()
         }
@@ -251,7 +301,7 @@ fn breaks() -> impl Strategy<Value = Break> {
 fn mutate(schema: &Value, value: &mut Value, how: &Break) {
     let mut all = Vec::new();
     nodes(schema, value, Vec::new(), &mut all);
-    let (path, _) = all[how.node.index(all.len())].clone();
+    let (path, node_schema) = all[how.node.index(all.len())].clone();
     // A valid value of another part of the schema, to put in the wrong place.
     let (other, _) = all[how.pick.index(all.len())].clone();
     let other = at(&mut value.clone(), &other).clone();
@@ -292,7 +342,31 @@ fn mutate(schema: &Value, value: &mut Value, how: &Break) {
                 items.push(how.pick.get(&replacements).clone());
             }
         }
-        _ => *target = other,
+        4 => *target = other,
+        _ => {
+            // Just inside or just outside a declared bound.
+            let bounds: Vec<(&str, i64)> = [
+                ("minimum", -1),
+                ("minimum", 0),
+                ("maximum", 0),
+                ("maximum", 1),
+                ("minLength", -1),
+                ("maxLength", 1),
+            ]
+            .into_iter()
+            .filter(|(key, _)| node_schema.get(key).is_some())
+            .collect();
+            if bounds.is_empty() {
+                return;
+            }
+            let (key, offset) = *how.pick.get(&bounds);
+            let bound = node_schema[key].as_i64().unwrap_or(0) + offset;
+            *target = if key.ends_with("Length") {
+                json!("a".repeat(usize::try_from(bound.max(0)).unwrap_or(0)))
+            } else {
+                json!(bound)
+            };
+        }
     }
 }
 
@@ -349,6 +423,7 @@ fn ctx() -> Ctx {
     let mut ctx = Ctx::new();
     ctx.plugin::<TodoArgs>().unwrap();
     ctx.plugin::<Rich>().unwrap();
+    ctx.plugin::<Constrained>().unwrap();
     ctx
 }
 
@@ -364,6 +439,31 @@ fn todo_write_schema_and_parser_agree() {
 #[test]
 fn a_richer_tool_schema_and_parser_agree() {
     differential("rich", &Rich, &ctx(), 10_000);
+}
+
+#[test]
+fn a_tool_with_keywords_beyond_types_schema_and_parser_agree() {
+    let schema = Constrained.definition().input_schema().to_string();
+    for keyword in [
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "multipleOf",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "dependentRequired",
+    ] {
+        assert!(schema.contains(keyword), "{keyword} in {schema}");
+    }
+    differential("constrained", &Constrained, &ctx(), 10_000);
 }
 
 #[test]
