@@ -230,6 +230,41 @@ fn what_a_dialect_cannot_say_is_a_clear_error() {
 }
 
 #[test]
+fn a_host_that_states_its_dialects_refuses_a_tool_that_cannot_render_when_it_loads() {
+    // Stated first: the tool that cannot render is refused alone, naming the construct.
+    let mut ctx = Ctx::new();
+    ctx.tools
+        .require_dialects(&[Dialect::OpenAi, Dialect::Gemini])
+        .unwrap();
+    ctx.plugin::<TodoWrite>().unwrap();
+    let error = ctx.plugin::<Tally>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool `tally` cannot be expressed in the gemini dialect: the object at arguments.counts takes free-form keys (a map), which Gemini cannot declare"
+    );
+    assert!(matches!(error, LoadError::Dialect(ref e) if e.dialect == Dialect::Gemini));
+    // The others serve on.
+    assert_eq!(ctx.tools.names().collect::<Vec<_>>(), ["todo_write"]);
+    assert!(ctx.tools.definitions_json(Dialect::Gemini).is_ok());
+
+    // Stated after loading: the loaded tools are checked then.
+    let mut ctx = Ctx::new();
+    ctx.plugin::<Tally>().unwrap();
+    assert!(matches!(
+        ctx.tools.require_dialects(&[Dialect::OpenAiStrict]),
+        Err(LoadError::Dialect(ref e)) if e.tool == "tally"
+    ));
+    // Not stated: every tool loads, and the request in that dialect fails for the whole set.
+    let mut ctx = Ctx::new();
+    ctx.plugin::<TodoWrite>()
+        .unwrap()
+        .plugin::<Tally>()
+        .unwrap();
+    assert!(ctx.tools.definitions_json(Dialect::Gemini).is_err());
+    assert!(ctx.tools.definitions_json(Dialect::OpenAi).is_ok());
+}
+
+#[test]
 fn gemini_gets_the_openapi_subset() {
     let rendered = Plan.definition().render(Dialect::Gemini).unwrap();
     for object in objects(&rendered["parameters"]) {

@@ -69,3 +69,33 @@ fn the_command_line_is_the_hosts() {
     );
     assert_eq!(host().run(["dice", "bogus"]), ExitCode::from(2));
 }
+
+/// Keeps settings: a map, which Gemini cannot declare.
+#[tool]
+fn settings(values: std::collections::HashMap<String, String>) -> String {
+    values.len().to_string()
+}
+
+#[test]
+fn a_host_that_states_its_dialects_stops_on_a_tool_that_cannot_render_in_one() {
+    use tool_runtime::Dialect;
+    let error = Host::new("dice")
+        .plugin::<Settings>()
+        .dialects(&[Dialect::Anthropic, Dialect::Gemini])
+        .ctx()
+        .unwrap_err();
+    assert!(
+        matches!(&error, LoadError::Dialect(e) if e.tool == "settings" && e.dialect == Dialect::Gemini),
+        "{error}"
+    );
+    assert_eq!(
+        Host::new("dice")
+            .plugin::<Settings>()
+            .dialects(&[Dialect::Anthropic, Dialect::Gemini])
+            .run(["dice", "sizes"]),
+        ExitCode::from(3)
+    );
+    // Stating none, it serves.
+    let ctx = Host::new("dice").plugin::<Settings>().ctx().unwrap();
+    assert_eq!(ctx.tools.names().collect::<Vec<_>>(), ["settings"]);
+}

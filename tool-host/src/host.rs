@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{CommandFactory, FromArgMatches};
-use tool_runtime::{Ctx, LoadError, Plugin};
+use tool_runtime::{Ctx, Dialect, LoadError, Plugin};
 
 use crate::HostError;
 use crate::cli::{Cli, Command};
@@ -33,6 +33,7 @@ use crate::commands;
 pub struct Host {
     name: &'static str,
     setup: Vec<Setup>,
+    dialects: Vec<Dialect>,
 }
 
 /// One step of building the host's context: a service, or a plugin.
@@ -47,7 +48,18 @@ impl Host {
         Host {
             name,
             setup: Vec::new(),
+            dialects: Vec::new(),
         }
+    }
+
+    /// States the dialects this host sends definitions in: a plugin whose tool cannot render in
+    /// one of them stops the host when it loads, naming the tool, the dialect and the construct
+    /// (see [`ToolRegistry::require_dialects`](tool_runtime::ToolRegistry::require_dialects)).
+    /// `mcp` requires its own dialect whatever is stated.
+    #[must_use]
+    pub fn dialects(mut self, dialects: &[Dialect]) -> Self {
+        self.dialects.extend_from_slice(dialects);
+        self
     }
 
     /// Serves the plugin `P` (a `#[tool]` function's generated type).
@@ -75,6 +87,7 @@ impl Host {
     fn build(self, configure: impl FnOnce(&mut Ctx)) -> Result<Ctx, LoadError> {
         let mut ctx = Ctx::new();
         configure(&mut ctx);
+        ctx.tools.require_dialects(&self.dialects)?;
         let (services, plugins): (Vec<_>, Vec<_>) = self
             .setup
             .into_iter()
@@ -120,7 +133,11 @@ impl Host {
             Command::Mcp { max_args_bytes, .. } => Some(*max_args_bytes),
             _ => None,
         };
-        let ctx = self.build(|ctx| {
+        let mut host = self;
+        if max_args_bytes.is_some() {
+            host.dialects.push(Dialect::Mcp);
+        }
+        let ctx = host.build(|ctx| {
             if let Some(max) = max_args_bytes {
                 ctx.tools.set_max_args_bytes(max);
             }

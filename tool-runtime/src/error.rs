@@ -70,6 +70,10 @@ pub enum LoadError {
         /// The tool's name.
         name: String,
     },
+    /// The tool cannot be expressed in a dialect the host requires
+    /// ([`ToolRegistry::require_dialects`](crate::ToolRegistry::require_dialects)).
+    #[error(transparent)]
+    Dialect(#[from] crate::schema::DialectError),
 }
 
 /// Why a session operation failed.

@@ -22,6 +22,8 @@ pub struct ToolRegistry {
     by_name: HashMap<String, usize>,
     pub(crate) services: Services,
     max_args_bytes: usize,
+    /// The dialects every tool must render in, checked when it is registered.
+    required_dialects: Vec<Dialect>,
     /// Every definition in one dialect, as one JSON array, computed once per set of tools.
     definitions_by_dialect: [OnceLock<Result<String, DialectError>>; Dialect::ALL.len()],
 }
@@ -33,6 +35,7 @@ impl Default for ToolRegistry {
             by_name: HashMap::new(),
             services: Services::default(),
             max_args_bytes: DEFAULT_MAX_ARGS_BYTES,
+            required_dialects: Vec::new(),
             definitions_by_dialect: Default::default(),
         }
     }
@@ -52,6 +55,9 @@ impl ToolRegistry {
         }
         if self.by_name.contains_key(&name) {
             return Err(LoadError::DuplicateTool { name });
+        }
+        for &dialect in &self.required_dialects {
+            definition.render(dialect)?;
         }
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(tool));
@@ -77,6 +83,43 @@ impl ToolRegistry {
             .as_ref()
             .map(String::as_str)
             .map_err(Clone::clone)
+    }
+
+    /// States the dialects this host will send definitions in. Every tool loaded from then on
+    /// must render in each of them, or it is not loaded: [`LoadError::Dialect`] names the tool,
+    /// the dialect and the construct (a map under `openai-strict`, a tuple under `gemini`…), so
+    /// one tool cannot make [`ToolRegistry::definitions_json`] fail for all at the first request.
+    /// Tools loaded already are checked now. A host that states none keeps every tool loadable,
+    /// and learns at the first request.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use tool_runtime::{Ctx, Dialect, LoadError, tool};
+    ///
+    /// /// Stores settings.
+    /// #[tool]
+    /// fn store(settings: HashMap<String, String>) -> String {
+    ///     settings.len().to_string()
+    /// }
+    ///
+    /// let mut ctx = Ctx::new();
+    /// ctx.tools.require_dialects(&[Dialect::OpenAiStrict]).unwrap();
+    /// let error = ctx.plugin::<Store>().unwrap_err();
+    /// assert!(matches!(error, LoadError::Dialect(ref e) if e.tool == "store"));
+    /// assert!(ctx.tools.get("store").is_none());
+    /// ```
+    pub fn require_dialects(&mut self, dialects: &[Dialect]) -> Result<(), LoadError> {
+        for definition in self.definitions() {
+            for &dialect in dialects {
+                definition.render(dialect)?;
+            }
+        }
+        for &dialect in dialects {
+            if !self.required_dialects.contains(&dialect) {
+                self.required_dialects.push(dialect);
+            }
+        }
+        Ok(())
     }
 
     /// Sets the cap on the size in bytes of one call's raw arguments
