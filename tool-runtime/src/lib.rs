@@ -161,8 +161,47 @@ pub use tool::{Invocation, Tool};
 /// the parameter, required unless its type is an `Option`. Its type must implement
 /// `serde::Deserialize` and `schemars::JsonSchema`, and own its data (`String`, not `&str`).
 /// Doc comments on a model argument become the property's `description`; doc comments and serde
-/// attributes on the argument types reach the schema through schemars. Unknown properties are
-/// refused.
+/// attributes on the argument types reach the schema through schemars.
+///
+/// # Constraints
+///
+/// Every validation keyword in the input schema is enforced before the tool runs, and refused in
+/// the schema's words (see the crate's "Argument errors"). Every object that declares members is
+/// closed (`additionalProperties: false`) unless it is a map. A model argument takes the
+/// attributes a struct field does, with the same meaning: `#[serde(rename = "…")]`,
+/// `#[serde(default)]`, `#[serde(default = "path")]`, and `#[schemars(…)]` with `range`,
+/// `length`, `regex`, `pattern`, `contains`, `inner`, `email`, `url`, `example` or `extend`.
+/// Any other key is a compile error naming these. `format` is an annotation, not asserted.
+///
+/// ```
+/// use tool_runtime::{Ctx, Exec, tool};
+///
+/// /// Rolls dice.
+/// #[tool]
+/// fn roll(
+///     /// How many dice.
+///     #[schemars(range(min = 1, max = 10))]
+///     count: u8,
+///     #[serde(rename = "sidesEach", default = "six")]
+///     sides_each: u32,
+/// ) -> String {
+///     format!("{count}d{sides_each}")
+/// }
+///
+/// fn six() -> u32 {
+///     6
+/// }
+///
+/// let mut ctx = Ctx::new();
+/// ctx.plugin::<Roll>().unwrap();
+/// let call = |args| ctx.tools.call("roll", &Exec::new(), args).wait().text;
+/// assert_eq!(call(r#"{"count": 2}"#), "2d6");
+/// assert_eq!(call(r#"{"count": 2, "sidesEach": 20}"#), "2d20");
+/// assert_eq!(
+///     call(r#"{"count": 11}"#),
+///     "Error: invalid arguments: count: expected an integer from 1 to 10, got 11"
+/// );
+/// ```
 ///
 /// # Description
 ///
