@@ -2,19 +2,20 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, ser};
 use serde_json::value::RawValue;
 
 /// One event in a session's log.
 ///
 /// The data is kept as the JSON text it was appended or read as; an event appended with
-/// [`Session::append_value`](crate::Session::append_value) keeps the value itself as well.
-/// [`Event::data`] decodes the data into a typed value; [`Event::value`] gives the appended value
-/// back without decoding.
+/// [`Session::append_value`](crate::Session::append_value) keeps the value itself and writes its
+/// JSON text only when something needs it (a log file, a reader of [`Event::raw_data`]), so a
+/// memory log never pays for it. [`Event::data`] decodes the data into a typed value;
+/// [`Event::value`] gives the appended value back without decoding.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Event {
@@ -24,8 +25,24 @@ pub struct Event {
     pub kind: String,
     /// When the event was appended, written as an RFC 3339 UTC timestamp.
     pub time: SystemTime,
-    raw: Box<RawValue>,
-    value: Option<Arc<dyn Any + Send + Sync>>,
+    raw: OnceLock<Result<Box<RawValue>, String>>,
+    value: Option<Arc<dyn EventValue>>,
+}
+
+/// A value an event keeps as it was appended.
+trait EventValue: Send + Sync {
+    fn encode(&self) -> Result<Box<RawValue>, serde_json::Error>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Serialize + Send + Sync + 'static> EventValue for T {
+    fn encode(&self) -> Result<Box<RawValue>, serde_json::Error> {
+        serde_json::value::to_raw_value(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 impl Event {
@@ -37,20 +54,21 @@ impl Event {
         raw_data: Box<RawValue>,
         time: SystemTime,
     ) -> Self {
+        let raw = OnceLock::new();
+        let _ = raw.set(Ok(raw_data));
         Event {
             seq,
             kind: kind.into(),
             time,
-            raw: raw_data,
+            raw,
             value: None,
         }
     }
 
-    /// An event that keeps `value` as well as its JSON text, `raw_data`.
-    pub(crate) fn with_value<T: Send + Sync + 'static>(
+    /// An event that keeps `value` and writes its JSON text when first needed.
+    pub(crate) fn with_value<T: Serialize + Send + Sync + 'static>(
         seq: u64,
         kind: impl Into<String>,
-        raw_data: Box<RawValue>,
         value: T,
         time: SystemTime,
     ) -> Self {
@@ -58,33 +76,40 @@ impl Event {
             seq,
             kind: kind.into(),
             time,
-            raw: raw_data,
+            raw: OnceLock::new(),
             value: Some(Arc::new(value)),
         }
     }
 
-    /// The data as JSON text.
-    pub fn raw_data(&self) -> &RawValue {
-        &self.raw
+    /// The data as JSON text, written once when first asked for.
+    pub fn raw_data(&self) -> Result<&RawValue, serde_json::Error> {
+        let raw = self.raw.get_or_init(|| match &self.value {
+            Some(value) => value.encode().map_err(|error| error.to_string()),
+            None => Err("an event without data".to_owned()),
+        });
+        match raw {
+            Ok(raw) => Ok(raw),
+            Err(message) => Err(ser::Error::custom(message)),
+        }
     }
 
     /// Decodes the data.
     pub fn data<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.raw.get())
+        serde_json::from_str(self.raw_data()?.get())
     }
 
     /// The value the event was appended with, when this process appended it with
     /// [`Session::append_value`](crate::Session::append_value) as a `T`; `None` otherwise (an
     /// event read from a log has only its JSON text: use [`Event::data`]).
     pub fn value<T: Any>(&self) -> Option<&T> {
-        self.value.as_deref()?.downcast_ref()
+        self.value.as_deref()?.as_any().downcast_ref()
     }
 }
 
 impl Serialize for Event {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let raw = self.raw_data();
+        let raw = self.raw_data().map_err(ser::Error::custom)?;
         let mut event = serializer.serialize_struct("Event", 4)?;
         event.serialize_field("seq", &self.seq)?;
         event.serialize_field("kind", &self.kind)?;
@@ -118,7 +143,10 @@ impl PartialEq for Event {
         self.seq == other.seq
             && self.kind == other.kind
             && self.time == other.time
-            && self.raw.get() == other.raw.get()
+            && match (self.raw_data(), other.raw_data()) {
+                (Ok(a), Ok(b)) => a.get() == b.get(),
+                _ => false,
+            }
     }
 }
 
@@ -127,7 +155,7 @@ impl fmt::Debug for Event {
         f.debug_struct("Event")
             .field("seq", &self.seq)
             .field("kind", &self.kind)
-            .field("data", &self.raw.get())
+            .field("data", &self.raw_data().map(RawValue::get))
             .field("time", &self.time)
             .finish()
     }

@@ -97,6 +97,7 @@ mod schema;
 mod validate;
 // Agents, their sessions and the events in them.
 mod agent;
+mod encodable;
 mod event;
 pub mod session;
 // Shared: errors, and text that is safe to show.

@@ -218,7 +218,7 @@ pub fn current_json(session: &Session) -> Result<Option<String>, serde_json::Err
     session
         .latest(EVENT_KIND)
         .map(|event| {
-            let raw = event.raw_data();
+            let raw = event.raw_data()?;
             serde_json::from_str::<Raw<'_>>(raw.get()).map(|raw| raw.todos.get().to_owned())
         })
         .transpose()

@@ -134,9 +134,11 @@ impl Session {
     }
 
     /// Appends an event of `kind` that keeps `data` itself, and returns its seq once the event
-    /// is acknowledged. [`Event::value`] gives `data` back as it was, with no decoding; its JSON
-    /// text is written once, before the append, so a value serde cannot encode fails here, on
-    /// every log, and is never kept.
+    /// is acknowledged. [`Event::value`] gives `data` back as it was, with no decoding. Its JSON
+    /// text is written only when something needs it — a log file, a reader of
+    /// [`Event::raw_data`] — so with a memory log an append costs no encoding; a value serde
+    /// cannot encode (a map whose keys are not strings, say) fails here all the same, on every
+    /// log, and is never kept.
     ///
     /// ```
     /// # use tool_runtime::Session;
@@ -144,15 +146,15 @@ impl Session {
     /// session.append_value("note/add", vec!["first".to_owned()]).unwrap();
     /// let latest = session.latest("note/add").unwrap();
     /// assert_eq!(latest.value::<Vec<String>>().unwrap(), &["first"]);
-    /// assert_eq!(latest.raw_data().get(), r#"["first"]"#);
+    /// assert_eq!(latest.raw_data().unwrap().get(), r#"["first"]"#);
     /// ```
     pub fn append_value<T: Serialize + Send + Sync + 'static>(
         &self,
         kind: &str,
         data: T,
     ) -> Result<u64, SessionError> {
-        let raw_data = serde_json::value::to_raw_value(&data)?;
-        self.append_event(|seq| Event::with_value(seq, kind, raw_data, data, now()))
+        crate::encodable::check(&data)?;
+        self.append_event(|seq| Event::with_value(seq, kind, data, now()))
     }
 
     fn append_event(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
