@@ -251,3 +251,51 @@ fn a_value_the_schema_accepts_is_never_refused() {
         assert!(!out.is_error, "{args}: {}", out.text);
     }
 }
+
+/// How soon.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Priority {
+    /// It can wait.
+    Low,
+    Normal,
+    /// Drop everything.
+    High,
+}
+
+/// Files a ticket.
+#[tool]
+fn file_ticket(
+    /// The ticket's priority.
+    priority: Priority,
+    later: Option<Priority>,
+) -> String {
+    format!("{priority:?} {later:?}")
+}
+
+#[test]
+fn documented_enum_variants_keep_the_enum_and_reach_the_model_in_its_description() {
+    let schema = FileTicket.definition().input_schema();
+    // schemars lists the undocumented variants first.
+    let variants = "- \"normal\"\n- \"low\": It can wait.\n- \"high\": Drop everything.";
+    assert_eq!(
+        schema["properties"]["priority"],
+        json!({"type": "string", "description": format!("The ticket's priority.\n{variants}"),
+               "enum": ["normal", "low", "high"]})
+    );
+    assert_eq!(
+        schema["properties"]["later"]["anyOf"][0],
+        json!({"type": "string", "description": format!("How soon.\n{variants}"),
+               "enum": ["normal", "low", "high"]})
+    );
+    let mut ctx = Ctx::new();
+    ctx.plugin::<FileTicket>().unwrap();
+    assert_eq!(
+        call(&ctx, "file_ticket", json!({"priority": "high"})).text,
+        "High None"
+    );
+    assert_eq!(
+        refused(&ctx, "file_ticket", json!({"priority": "urgent"})),
+        r#"priority: expected one of "normal", "low", "high", got "urgent""#
+    );
+}

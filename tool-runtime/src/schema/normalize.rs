@@ -93,6 +93,7 @@ fn normalize_object(mut object: Map<String, Value>) -> Map<String, Value> {
         }
     }
     let object = nullable_as_any_of(object);
+    let object = documented_variants_as_enum(object);
     let object = disjoint_one_of_as_any_of(object);
     let mut entries: Vec<(String, Value)> = object.into_iter().collect();
     entries.sort_by(|(a, _), (b, _)| {
@@ -146,6 +147,78 @@ fn nullable_as_any_of(mut object: Map<String, Value>) -> Map<String, Value> {
         ]),
     );
     outer
+}
+
+/// A unit enum some of whose variants have doc comments: schemars gives a `oneOf` of
+/// `{"const", "description"}` branches (and one `enum` branch of the undocumented variants, first),
+/// which changes the enum's shape with its docs. It stays an `enum` of its values, in schemars'
+/// order, and the variants join its description, one line each: `- "value": doc` (a variant
+/// without docs is listed by its value).
+fn documented_variants_as_enum(mut object: Map<String, Value>) -> Map<String, Value> {
+    let Some(Value::Array(branches)) = object.get("oneOf").or_else(|| object.get("anyOf")) else {
+        return object;
+    };
+    // Each branch is one documented variant (`const`), or the undocumented ones (`enum`).
+    let variants = |branch: &Value| -> Option<Vec<(String, Option<String>)>> {
+        let branch = branch.as_object()?;
+        let allowed = ["type", "const", "enum", "description"];
+        if branch.keys().any(|key| !allowed.contains(&key.as_str()))
+            || branch.get("type").is_some_and(|t| t != "string")
+        {
+            return None;
+        }
+        let doc = branch
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match (branch.get("const"), branch.get("enum")) {
+            (Some(Value::String(value)), None) => Some(vec![(value.clone(), doc)]),
+            (None, Some(Value::Array(values))) if doc.is_none() => values
+                .iter()
+                .map(|value| Some((value.as_str()?.to_owned(), None)))
+                .collect(),
+            _ => None,
+        }
+    };
+    let Some(variants) = branches
+        .iter()
+        .map(variants)
+        .collect::<Option<Vec<_>>>()
+        .map(|lists| lists.concat())
+    else {
+        return object;
+    };
+    if variants.len() < 2 || variants.iter().all(|(_, doc)| doc.is_none()) {
+        return object;
+    }
+    object.remove("oneOf");
+    object.remove("anyOf");
+    let mut description = object
+        .get("description")
+        .and_then(Value::as_str)
+        .map(|text| format!("{text}\n"))
+        .unwrap_or_default();
+    for (index, (value, doc)) in variants.iter().enumerate() {
+        if index > 0 {
+            description.push('\n');
+        }
+        description.push_str("- ");
+        description.push_str(&Value::from(value.as_str()).to_string());
+        if let Some(doc) = doc {
+            description.push_str(": ");
+            description.push_str(doc);
+        }
+    }
+    object.insert("type".into(), "string".into());
+    object.insert("description".into(), description.into());
+    object.insert(
+        "enum".into(),
+        variants
+            .into_iter()
+            .map(|(value, _)| Value::from(value))
+            .collect(),
+    );
+    object
 }
 
 /// `oneOf` whose branches cannot overlap (each a distinct `const`, or each an object of one
