@@ -138,19 +138,23 @@ pub fn parse_args<T: DeserializeOwned>(
                 return Ok(parsed);
             }
             // What the types leave to check (declared bounds, lengths, patterns, closed
-            // objects…), on the arguments as a JSON value.
+            // objects…), read from the text again as a stream.
+            if !plan
+                .is_violated_in(args)
+                .map_err(|e| refusal::malformed_args(&e))?
+            {
+                return Ok(parsed);
+            }
             let value: Value =
                 serde_json::from_str(args).map_err(|e| refusal::malformed_args(&e))?;
-            match plan.first_violation(&value) {
-                None => Ok(parsed),
-                // The first violation in the order the model sent its members, which may be
-                // earlier than the first the plan met.
-                Some(found) => {
-                    let violation = validate::first_violation(definition.input_schema(), &value)
-                        .unwrap_or(found);
-                    Err(refusal::invalid_args(&violation.path, violation.message))
-                }
-            }
+            // The first violation in the order the model sent its members, which may be earlier
+            // than the first the plan met.
+            let violation = validate::first_violation(definition.input_schema(), &value)
+                .or_else(|| plan.first_violation(&value));
+            Err(match violation {
+                Some(violation) => refusal::invalid_args(&violation.path, violation.message),
+                None => refusal::invalid_args("", "the arguments break the tool's schema"),
+            })
         }
         Err(error) => retry_or_explain::<T>(definition.input_schema(), args, &error),
     }

@@ -151,7 +151,13 @@ fn union(branches: &[Value]) -> String {
     branches
         .iter()
         .filter_map(Value::as_object)
-        .map(expected)
+        .map(|branch| match branch.get("enum") {
+            // An enum's values, each an alternative of the union.
+            Some(Value::Array(options)) => {
+                options.iter().map(literal).collect::<Vec<_>>().join(" or ")
+            }
+            _ => expected(branch),
+        })
         .collect::<Vec<_>>()
         .join(" or ")
 }
@@ -170,7 +176,7 @@ fn check_number(schema: &Map<String, Value>, number: &Number) -> Option<String> 
 }
 
 /// Orders two JSON numbers exactly when both are integers, else as `f64`s.
-fn compare(a: &Number, b: &Number) -> Ordering {
+pub(super) fn compare(a: &Number, b: &Number) -> Ordering {
     match (integer(a), integer(b)) {
         (Some(a), Some(b)) => a.cmp(&b),
         _ => {

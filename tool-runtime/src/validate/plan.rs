@@ -7,6 +7,10 @@
 //! the objects the runtime closed itself. The plan is the schema pruned to those places; a tool
 //! whose schema carries none (todo_write) has an empty plan and pays nothing for it.
 
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::check::{self, Violation};
@@ -30,28 +34,201 @@ const UNENFORCED: &[&str] = &[
     "dependentRequired",
 ];
 
-/// The checks left after a typed parse: a schema pruned to the places that carry them.
+/// The checks left after a typed parse: a schema pruned to the places that carry them, compiled
+/// (bounds read, patterns compiled) into a tree that visits only those places.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Plan {
     pruned: Option<Value>,
+    root: Option<Node>,
 }
 
 impl Plan {
     /// A plan that checks everything `schema` says: for a schema no types stand behind.
     pub(crate) fn everything(schema: &Value) -> Self {
-        Plan {
-            pruned: Some(schema.clone()),
-        }
+        Plan::of(Some(schema.clone()))
+    }
+
+    fn of(pruned: Option<Value>) -> Self {
+        let root = pruned.as_ref().map(Node::compile);
+        Plan { pruned, root }
     }
 
     /// Whether nothing is left to check.
     pub(crate) fn is_empty(&self) -> bool {
-        self.pruned.is_none()
+        self.root.is_none()
     }
 
-    /// The first place `value` breaks what the plan checks.
+    /// Whether the JSON text `args` breaks what the plan checks, read as a stream: no JSON value
+    /// is built but where a check needs one (counts, uniqueness, unions). `Err` when the text is
+    /// not JSON.
+    pub(crate) fn is_violated_in(&self, args: &str) -> Result<bool, serde_json::Error> {
+        let Some(root) = &self.root else {
+            return Ok(false);
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(args);
+        let violated = serde::de::DeserializeSeed::deserialize(Stream(root), &mut deserializer)?;
+        deserializer.end()?;
+        Ok(violated)
+    }
+
+    /// The first place `value` breaks what the plan checks, in the schema's words.
     pub(crate) fn first_violation(&self, value: &Value) -> Option<Violation> {
         check::first_violation(self.pruned.as_ref()?, value)
+    }
+}
+
+/// One place of a plan: the checks on the value there, and the places under it.
+#[derive(Clone, Debug, Default)]
+struct Node {
+    /// Keywords on the value itself, as a schema of its own (checked whole; rare and small).
+    own: Option<Value>,
+    /// Numeric bounds and string lengths and patterns, compiled.
+    number: Vec<(Ordering, serde_json::Number, bool)>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<Arc<regex::Regex>>,
+    /// The names the object declares, and whether it is closed to others here.
+    names: Vec<String>,
+    closed: bool,
+    properties: Vec<(String, Node)>,
+    items: Option<Box<Node>>,
+    prefix_items: Vec<Option<Node>>,
+    additional: Option<Box<Node>>,
+}
+
+/// Keywords checked through the schema checker: counts, uniqueness, names, dependencies,
+/// multiples and unions.
+const CHECKED_WHOLE: &[&str] = &[
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "dependentRequired",
+    "anyOf",
+    "oneOf",
+    "allOf",
+];
+
+impl Node {
+    fn compile(schema: &Value) -> Node {
+        let Value::Object(schema) = schema else {
+            return Node::default();
+        };
+        let mut node = Node::default();
+        let whole: Map<String, Value> = schema
+            .iter()
+            .filter(|(key, _)| CHECKED_WHOLE.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        if !whole.is_empty() {
+            node.own = Some(Value::Object(whole));
+        }
+        for (key, way, inclusive) in [
+            ("minimum", Ordering::Less, true),
+            ("exclusiveMinimum", Ordering::Less, false),
+            ("maximum", Ordering::Greater, true),
+            ("exclusiveMaximum", Ordering::Greater, false),
+        ] {
+            if let Some(Value::Number(bound)) = schema.get(key) {
+                node.number.push((way, bound.clone(), inclusive));
+            }
+        }
+        node.min_length = schema.get("minLength").and_then(Value::as_u64);
+        node.max_length = schema.get("maxLength").and_then(Value::as_u64);
+        node.pattern = schema
+            .get("pattern")
+            .and_then(Value::as_str)
+            .and_then(|pattern| super::pattern::compiled(pattern).ok());
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (name, property) in properties {
+                if property != &Value::Bool(true) {
+                    node.properties
+                        .push((name.clone(), Node::compile(property)));
+                }
+            }
+            node.names = properties.keys().cloned().collect();
+            node.closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        }
+        if let Some(items) = schema.get("items") {
+            node.items = Some(Box::new(Node::compile(items)));
+        }
+        if let Some(Value::Array(prefix)) = schema.get("prefixItems") {
+            node.prefix_items = prefix
+                .iter()
+                .map(|item| (item != &Value::Bool(true)).then(|| Node::compile(item)))
+                .collect();
+        }
+        if let Some(additional) = schema.get("additionalProperties")
+            && additional.is_object()
+        {
+            node.additional = Some(Box::new(Node::compile(additional)));
+        }
+        node
+    }
+
+    fn number_violated(&self, number: &serde_json::Number) -> bool {
+        self.number.iter().any(|(way, bound, inclusive)| {
+            let order = check::compare(number, bound);
+            order == *way || (!inclusive && order == Ordering::Equal)
+        })
+    }
+
+    fn string_violated(&self, text: &str) -> bool {
+        if self.min_length.is_some() || self.max_length.is_some() {
+            let chars = text.chars().count() as u64;
+            if self.min_length.is_some_and(|min| chars < min)
+                || self.max_length.is_some_and(|max| chars > max)
+            {
+                return true;
+            }
+        }
+        self.pattern
+            .as_ref()
+            .is_some_and(|pattern| !pattern.is_match(text))
+    }
+
+    fn is_violated(&self, value: &Value) -> bool {
+        if let Some(own) = &self.own
+            && check::first_violation(own, value).is_some()
+        {
+            return true;
+        }
+        match value {
+            Value::Number(number) => self.number_violated(number),
+            Value::String(text) => self.string_violated(text),
+            Value::Array(items) => {
+                items
+                    .iter()
+                    .enumerate()
+                    .any(|(index, item)| match self.prefix_items.get(index) {
+                        Some(prefix) => prefix.as_ref().is_some_and(|node| node.is_violated(item)),
+                        None => self
+                            .items
+                            .as_ref()
+                            .is_some_and(|node| node.is_violated(item)),
+                    })
+            }
+            Value::Object(members) => {
+                if self.closed && members.keys().any(|key| !self.names.contains(key)) {
+                    return true;
+                }
+                let named = self.properties.iter().any(|(name, node)| {
+                    members
+                        .get(name)
+                        .is_some_and(|member| node.is_violated(member))
+                });
+                named
+                    || self.additional.as_ref().is_some_and(|node| {
+                        members.iter().any(|(key, member)| {
+                            !self.names.contains(key) && node.is_violated(member)
+                        })
+                    })
+            }
+            Value::Null | Value::Bool(_) => false,
+        }
     }
 }
 
@@ -62,9 +239,7 @@ impl Plan {
 /// Open maps stay open: a `HashMap`, a `serde_json::Map` and a `#[serde(flatten)]` map each say
 /// what other members may be (`additionalProperties` is a schema or `true`).
 pub(crate) fn close_and_plan(schema: &mut Value) -> Plan {
-    Plan {
-        pruned: prune(schema),
-    }
+    Plan::of(prune(schema))
 }
 
 /// The range schemars' integer `format` implies, which the integer type enforces.
@@ -126,15 +301,23 @@ fn prune(node: &mut Value) -> Option<Value> {
     if closed_here {
         out.insert("additionalProperties".into(), false.into());
     }
-    if !properties.is_empty() {
-        out.insert("properties".into(), properties.into());
-    }
     for key in ["items", "additionalProperties"] {
         if let Some(child) = object.get_mut(key)
             && let Some(pruned) = prune(child)
         {
             out.insert(key.to_owned(), pruned);
         }
+    }
+    // Members checked as others must be told from the declared ones.
+    if out.contains_key("additionalProperties")
+        && let Some(Value::Object(declared)) = object.get("properties")
+    {
+        for name in declared.keys() {
+            properties.entry(name.clone()).or_insert(Value::Bool(true));
+        }
+    }
+    if !properties.is_empty() {
+        out.insert("properties".into(), properties.into());
     }
     if let Some(Value::Array(prefix)) = object.get_mut("prefixItems") {
         let pruned: Vec<Option<Value>> = prefix.iter_mut().map(prune).collect();
@@ -170,6 +353,132 @@ fn declares_members(object: &Map<String, Value>) -> bool {
         _ => false,
     };
     is_object && object.contains_key("properties")
+}
+
+/// A plan's node, checking the value the JSON stream holds at its place.
+struct Stream<'a>(&'a Node);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Stream<'_> {
+    type Value = bool;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        if self.0.own.is_some() {
+            // Counts, uniqueness and unions need the value whole.
+            let value = Value::deserialize(deserializer)?;
+            return Ok(self.0.is_violated(&value));
+        }
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Stream<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_none<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<bool, E> {
+        Ok(self.0.number_violated(&value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<bool, E> {
+        Ok(self.0.number_violated(&value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<bool, E> {
+        Ok(serde_json::Number::from_f64(value).is_some_and(|n| self.0.number_violated(&n)))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<bool, E> {
+        Ok(self.0.string_violated(text))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        let mut violated = false;
+        let mut index = 0;
+        loop {
+            let node = match self.0.prefix_items.get(index) {
+                Some(prefix) => prefix.as_ref(),
+                None => self.0.items.as_deref(),
+            };
+            let next = match (node, violated) {
+                (Some(node), false) => seq.next_element_seed(Stream(node))?,
+                _ => seq.next_element::<serde::de::IgnoredAny>()?.map(|_| false),
+            };
+            match next {
+                Some(item) => violated |= item,
+                None => return Ok(violated),
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let mut violated = false;
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let declared = self.0.names.iter().any(|name| *name == *key);
+            if self.0.closed && !declared {
+                violated = true;
+            }
+            let node = if declared {
+                self.0
+                    .properties
+                    .iter()
+                    .find(|(name, _)| *name == *key)
+                    .map(|(_, node)| node)
+            } else {
+                self.0.additional.as_deref()
+            };
+            violated |= match (node, violated) {
+                (Some(node), false) => map.next_value_seed(Stream(node))?,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    false
+                }
+            };
+        }
+        Ok(violated)
+    }
+}
+
+/// A member name, borrowed from the text when it has no escapes.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(key)))
+            }
+
+            fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(key.to_owned())))
+            }
+        }
+
+        deserializer.deserialize_str(KeyVisitor)
+    }
 }
 
 #[cfg(test)]
