@@ -1,7 +1,7 @@
 //! Benchmarks, each figure next to a floor measured in the same run, as a ratio.
 //!
 //! Run with `cargo bench -p tests --bench toolbench` (add a filter word to run some: `dispatch`,
-//! `append`, `replay`, `definitions`). Each figure is the median of 15 samples, each sample
+//! `constraints`, `append`, `replay`, `definitions`). Each figure is the median of 15 samples, each sample
 //! running the body for about 40 ms; the machine and results go into BENCHMARKS.md.
 
 use std::fs::{File, OpenOptions};
@@ -128,6 +128,88 @@ mod floor {
     }
 }
 
+/// A tool with ten constrained arguments, and the same arguments' typed parse as its floor.
+mod constrained {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use tool_runtime::tool;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    pub struct Floor {
+        pub a: u32,
+        pub b: u32,
+        pub c: i64,
+        pub d: String,
+        pub e: String,
+        pub f: Vec<String>,
+        pub g: Vec<u8>,
+        pub h: f64,
+        pub i: Page,
+        pub j: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    pub struct Page {
+        #[schemars(range(min = 1, max = 100))]
+        pub size: u32,
+    }
+
+    /// Ten constrained arguments.
+    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
+    #[tool(allow_undocumented)]
+    pub fn ten(
+        #[schemars(range(min = 1, max = 10))] a: u32,
+        #[schemars(range(max = 1000))] b: u32,
+        #[schemars(range(min = -50, max = 50))] c: i64,
+        #[schemars(length(min = 1, max = 40))] d: String,
+        #[schemars(regex(pattern = "^[a-z ]+$"))] e: String,
+        #[schemars(length(max = 8))] f: Vec<String>,
+        #[schemars(length(min = 1, max = 8))] g: Vec<u8>,
+        #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))] h: f64,
+        i: Page,
+        #[schemars(length(max = 64))] j: String,
+    ) -> &'static str {
+        let _ = (a, b, c, d, e, f, g, h, i, j);
+        "ok"
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    pub struct PlainPage {
+        pub size: u32,
+    }
+
+    /// The same ten arguments without a keyword.
+    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
+    #[tool(allow_undocumented)]
+    pub fn plain(
+        a: u32,
+        b: u32,
+        c: i64,
+        d: String,
+        e: String,
+        f: Vec<String>,
+        g: Vec<u8>,
+        h: f64,
+        i: PlainPage,
+        j: String,
+    ) -> &'static str {
+        let _ = (a, b, c, d, e, f, g, h, i, j);
+        "ok"
+    }
+
+    pub fn args() -> String {
+        serde_json::json!({
+            "a": 3, "b": 500, "c": -7, "d": "a short text", "e": "lowercase words only",
+            "f": ["one", "two", "three"], "g": [1, 2, 3, 4], "h": 0.25, "i": {"size": 20},
+            "j": "another string argument of middling length"
+        })
+        .to_string()
+    }
+}
+
 fn wanted(filter: &Option<String>, group: &str) -> bool {
     filter.as_deref().is_none_or(|f| group.contains(f))
 }
@@ -185,6 +267,26 @@ fn main() {
             duplicate_error,
             floor,
         );
+    }
+
+    if wanted(&filter, "constraints") {
+        let mut ctx = Ctx::new();
+        ctx.plugin::<constrained::Ten>().unwrap();
+        ctx.plugin::<constrained::Plain>().unwrap();
+        let args = constrained::args();
+        let exec = Exec::new();
+        let call = |tool: &str| {
+            let out = ctx.tools.call(tool, &exec, black_box(&args)).wait();
+            assert!(!out.is_error, "{}", out.text);
+        };
+        let ours = measure(|| call("ten"));
+        let plain = measure(|| call("plain"));
+        let floor = measure(|| {
+            black_box(serde_json::from_str::<constrained::Floor>(black_box(&args)).unwrap());
+        });
+        report("dispatch, ten constrained arguments", ours, floor);
+        report("dispatch, the same ten without keywords", plain, floor);
+        report("keywords' share: constrained / without", ours, plain);
     }
 
     if wanted(&filter, "append") {

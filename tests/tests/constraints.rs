@@ -41,7 +41,7 @@ struct Span {
 
 /// Bumps a counter.
 #[allow(clippy::too_many_arguments, reason = "one argument a keyword")]
-#[tool]
+#[tool(allow_undocumented)]
 fn bump(
     by: Amount,
     score: Option<Score>,
@@ -268,6 +268,7 @@ enum Priority {
 fn file_ticket(
     /// The ticket's priority.
     priority: Priority,
+    /// The priority it takes later, if another.
     later: Option<Priority>,
 ) -> String {
     format!("{priority:?} {later:?}")

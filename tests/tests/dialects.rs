@@ -54,7 +54,7 @@ fn plan(
 }
 
 /// Counts words.
-#[tool]
+#[tool(allow_undocumented)]
 fn tally(counts: HashMap<String, u32>) -> &'static str {
     let _ = counts;
     "ok"
@@ -67,7 +67,7 @@ struct WithDefault {
 }
 
 /// Takes a default.
-#[tool]
+#[tool(allow_undocumented)]
 fn defaulted(options: WithDefault) -> &'static str {
     let _ = options;
     "ok"
@@ -80,7 +80,7 @@ struct Tree {
 }
 
 /// Walks a tree.
-#[tool]
+#[tool(allow_undocumented)]
 fn walk(tree: Tree) -> &'static str {
     let _ = tree;
     "ok"

@@ -89,7 +89,7 @@ struct Window {
 struct Labels(BTreeMap<String, u8>);
 
 /// Accepts windows.
-#[tool]
+#[tool(allow_undocumented)]
 fn constrained(
     window: Window,
     #[schemars(range(max = 100))] score: Option<u8>,
@@ -100,7 +100,7 @@ fn constrained(
 }
 
 /// Accepts a person.
-#[tool]
+#[tool(allow_undocumented)]
 fn rich(person: Person, limit: Option<i32>, levels: Vec<Option<u32>>) -> &'static str {
     let _ = (person, limit, levels);
     "ok"

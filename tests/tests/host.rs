@@ -71,7 +71,7 @@ fn the_command_line_is_the_hosts() {
 }
 
 /// Keeps settings: a map, which Gemini cannot declare.
-#[tool]
+#[tool(allow_undocumented)]
 fn settings(values: std::collections::HashMap<String, String>) -> String {
     values.len().to_string()
 }

@@ -401,7 +401,7 @@ fn a_hub_streams_every_session_and_catches_up_a_subscriber_that_fell_behind() {
 }
 
 /// Appends its word, with a pause first for early calls, so later calls of a batch finish first.
-#[tool]
+#[tool(allow_undocumented)]
 fn slow_note(agent: Agent, word: String, pause_ms: u64) -> String {
     thread::sleep(std::time::Duration::from_millis(pause_ms));
     agent

@@ -85,8 +85,12 @@ impl ToolFn {
         }
     }
 
-    /// The generated type's name: the function's name in `UpperCamelCase`.
+    /// The generated type's name: `type_name = "…"`, else the function's name in
+    /// `UpperCamelCase`.
     pub fn type_ident(&self) -> Ident {
+        if let Some(ident) = &self.attrs.type_name {
+            return ident.clone();
+        }
         let ident = self.ident();
         Ident::new(&upper_camel_case(&ident.unraw().to_string()), ident.span())
     }

@@ -1,23 +1,29 @@
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::Parser;
-use syn::{Expr, ExprLit, Lit, LitStr};
+use syn::{Expr, ExprLit, Ident, Lit, LitStr};
 
 use crate::ctxt::Ctxt;
 
-/// The arguments of `#[tool(name = "…", description = …)]`.
+/// The arguments of `#[tool(name = "…", description = …, type_name = "…")]`.
 pub(crate) struct Attrs {
     pub name: Option<LitStr>,
     pub description: Option<Expr>,
+    /// The generated type's name, when the default collides with one of the author's.
+    pub type_name: Option<Ident>,
+    /// `allow_undocumented`: no warning for a model parameter without a doc comment.
+    pub allow_undocumented: bool,
 }
 
-const KEYS: &str = "`name` or `description`";
+const KEYS: &str = "`name`, `description`, `type_name` or `allow_undocumented`";
 
 /// Parses the attribute's arguments. Every mistake is recorded and parsing goes on, so the user
 /// sees all of them at once.
 pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut name = SetOnce::new(cx, "name");
     let mut description = SetOnce::new(cx, "description");
+    let mut type_name = SetOnce::new(cx, "type_name");
+    let mut allow_undocumented = SetOnce::new(cx, "allow_undocumented");
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
         if meta.path.is_ident("name") {
@@ -33,6 +39,26 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         } else if meta.path.is_ident("description") {
             let value: Expr = meta.value()?.parse()?;
             description.set(&key, value);
+        } else if meta.path.is_ident("allow_undocumented") {
+            allow_undocumented.set(&key, ());
+        } else if meta.path.is_ident("type_name") {
+            let value: Expr = meta.value()?.parse()?;
+            let ident = match &value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => lit
+                    .parse::<Ident>()
+                    .ok()
+                    .map(|ident| Ident::new(&ident.to_string(), lit.span())),
+                _ => None,
+            };
+            match ident {
+                Some(ident) => type_name.set(&key, ident),
+                None => cx.error_spanned_by(
+                    value,
+                    "expected a type name as a string literal: `type_name = \"BumpTool\"`",
+                ),
+            }
         } else {
             let shown = key.to_string().replace(' ', "");
             cx.error_spanned_by(
@@ -53,6 +79,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     Attrs {
         name: name.value,
         description: description.value,
+        type_name: type_name.value,
+        allow_undocumented: allow_undocumented.value.is_some(),
     }
 }
 

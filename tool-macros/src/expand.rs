@@ -136,6 +136,37 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
     };
 
+    // A model parameter without a doc comment gets no description: said at compile time, as a
+    // warning on the parameter (the `deprecated` lint is the one a macro can raise on stable).
+    let undocumented = model
+        .iter()
+        .filter(|param| param.doc.is_none() && !tool.attrs.allow_undocumented)
+        .filter_map(|param| match &param.pat {
+            syn::Pat::Ident(pat) => Some(&pat.ident),
+            _ => None,
+        })
+        .map(|ident| {
+            let note = format!(
+                "parameter `{}` of tool `{name}` has no doc comment, so the model sees no description of it: add a `///` comment on it, or `#[tool(allow_undocumented)]`",
+                syn::ext::IdentExt::unraw(ident)
+            );
+            quote_spanned! {ident.span()=>
+                #[deprecated(note = #note)]
+                #[allow(non_upper_case_globals)]
+                const #ident: () = ();
+                let _ = #ident;
+            }
+        })
+        .collect::<Vec<_>>();
+    let undocumented = (!undocumented.is_empty()).then(|| {
+        quote! {
+            #[allow(dead_code)]
+            fn __tool_parameter_docs() {
+                #(#undocumented)*
+            }
+        }
+    });
+
     let services = tool.params.iter().filter_map(|param| match &param.kind {
         Kind::Context {
             injects: Some(service),
@@ -156,6 +187,8 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             const __TOOL_FIELDS: &[&str] = &[#(#model_names),*];
 
             #(#schema_types)*
+
+            #undocumented
 
             struct __ToolArgs(#(#model_tys,)*);
 

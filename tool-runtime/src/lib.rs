@@ -217,6 +217,19 @@ pub use tool::{Invocation, Tool};
 /// - `name = "…"`: the name the model sees, by default the function's name. It must match
 ///   `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, which every major provider accepts.
 /// - `description = <expr>`: see above.
+/// - `type_name = "…"`: the generated type's name, by default the function's name in
+///   `UpperCamelCase` (`bump` → `Bump`). Give another when that name is yours already: the
+///   compiler cannot tell two `Bump`s apart, and says so as E0428 (the name is defined multiple
+///   times) followed by errors about its impls.
+/// - `allow_undocumented`: see below.
+///
+/// # Undocumented parameters
+///
+/// A model argument without a doc comment gets no `description`, so the model knows it by its
+/// name alone. That is a compile-time warning on the parameter (raised through the `deprecated`
+/// lint, the one a macro can raise on stable Rust: "parameter `x` of tool `t` has no doc
+/// comment…"). Document the parameter, or say `#[tool(allow_undocumented)]` where the names say
+/// enough.
 ///
 /// # What it generates
 ///

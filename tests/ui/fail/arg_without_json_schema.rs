@@ -7,7 +7,10 @@ struct Point {
 
 /// Reads a point.
 #[tool]
-fn locate(point: Point) -> String {
+fn locate(
+    /// Where.
+    point: Point,
+) -> String {
     point.x.to_string()
 }
 

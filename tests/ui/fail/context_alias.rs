@@ -4,7 +4,10 @@ type Boss = Agent;
 
 /// Names the owner.
 #[tool]
-fn owner(agent: Boss) -> String {
+fn owner(
+    /// The owner.
+    agent: Boss,
+) -> String {
     agent.id().to_owned()
 }
 
