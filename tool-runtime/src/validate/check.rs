@@ -196,7 +196,7 @@ fn integer(number: &Number) -> Option<i128> {
         .or_else(|| number.as_u64().map(i128::from))
 }
 
-fn is_multiple(number: &Number, step: &Number) -> bool {
+pub(super) fn is_multiple(number: &Number, step: &Number) -> bool {
     match (integer(number), integer(step)) {
         (Some(_), Some(0)) => true,
         (Some(number), Some(step)) => number % step == 0,

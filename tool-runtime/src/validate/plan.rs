@@ -84,8 +84,12 @@ struct Node {
     own: Option<Value>,
     /// Numeric bounds and string lengths and patterns, compiled.
     number: Vec<(Ordering, serde_json::Number, bool)>,
+    multiple_of: Option<serde_json::Number>,
     min_length: Option<u64>,
     max_length: Option<u64>,
+    /// Item and member counts.
+    items_count: (Option<u64>, Option<u64>),
+    members_count: (Option<u64>, Option<u64>),
     pattern: Option<Arc<regex::Regex>>,
     /// The names the object declares, and whether it is closed to others here.
     names: Vec<String>,
@@ -96,15 +100,10 @@ struct Node {
     additional: Option<Box<Node>>,
 }
 
-/// Keywords checked through the schema checker: counts, uniqueness, names, dependencies,
-/// multiples and unions.
+/// Keywords checked through the schema checker, on the value whole: uniqueness, names,
+/// dependencies and unions.
 const CHECKED_WHOLE: &[&str] = &[
-    "multipleOf",
-    "minItems",
-    "maxItems",
     "uniqueItems",
-    "minProperties",
-    "maxProperties",
     "propertyNames",
     "dependentRequired",
     "anyOf",
@@ -136,6 +135,13 @@ impl Node {
                 node.number.push((way, bound.clone(), inclusive));
             }
         }
+        node.multiple_of = match schema.get("multipleOf") {
+            Some(Value::Number(step)) => Some(step.clone()),
+            _ => None,
+        };
+        let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+        node.items_count = (count("minItems"), count("maxItems"));
+        node.members_count = (count("minProperties"), count("maxProperties"));
         node.min_length = schema.get("minLength").and_then(Value::as_u64);
         node.max_length = schema.get("maxLength").and_then(Value::as_u64);
         node.pattern = schema
@@ -173,7 +179,15 @@ impl Node {
         self.number.iter().any(|(way, bound, inclusive)| {
             let order = check::compare(number, bound);
             order == *way || (!inclusive && order == Ordering::Equal)
-        })
+        }) || self
+            .multiple_of
+            .as_ref()
+            .is_some_and(|step| !check::is_multiple(number, step))
+    }
+
+    fn count_violated((min, max): (Option<u64>, Option<u64>), count: usize) -> bool {
+        let count = count as u64;
+        min.is_some_and(|min| count < min) || max.is_some_and(|max| count > max)
     }
 
     fn string_violated(&self, text: &str) -> bool {
@@ -200,19 +214,23 @@ impl Node {
             Value::Number(number) => self.number_violated(number),
             Value::String(text) => self.string_violated(text),
             Value::Array(items) => {
-                items
-                    .iter()
-                    .enumerate()
-                    .any(|(index, item)| match self.prefix_items.get(index) {
-                        Some(prefix) => prefix.as_ref().is_some_and(|node| node.is_violated(item)),
-                        None => self
-                            .items
-                            .as_ref()
-                            .is_some_and(|node| node.is_violated(item)),
+                Node::count_violated(self.items_count, items.len())
+                    || items.iter().enumerate().any(|(index, item)| {
+                        match self.prefix_items.get(index) {
+                            Some(prefix) => {
+                                prefix.as_ref().is_some_and(|node| node.is_violated(item))
+                            }
+                            None => self
+                                .items
+                                .as_ref()
+                                .is_some_and(|node| node.is_violated(item)),
+                        }
                     })
             }
             Value::Object(members) => {
-                if self.closed && members.keys().any(|key| !self.names.contains(key)) {
+                if Node::count_violated(self.members_count, members.len())
+                    || (self.closed && members.keys().any(|key| !self.names.contains(key)))
+                {
                     return true;
                 }
                 let named = self.properties.iter().any(|(name, node)| {
@@ -420,7 +438,7 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
             };
             match next {
                 Some(item) => violated |= item,
-                None => return Ok(violated),
+                None => return Ok(violated || Node::count_violated(self.0.items_count, index)),
             }
             index += 1;
         }
@@ -428,7 +446,9 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let mut violated = false;
+        let mut count = 0;
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            count += 1;
             let declared = self.0.names.iter().any(|name| *name == *key);
             if self.0.closed && !declared {
                 violated = true;
@@ -450,7 +470,7 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
                 }
             };
         }
-        Ok(violated)
+        Ok(violated || Node::count_violated(self.0.members_count, count))
     }
 }
 
