@@ -264,6 +264,50 @@ fn a_host_that_states_its_dialects_refuses_a_tool_that_cannot_render_when_it_loa
     assert!(ctx.tools.definitions_json(Dialect::OpenAi).is_ok());
 }
 
+/// Fetches a page.
+#[tool(title = "Fetch a page", read_only, open_world)]
+fn fetch(
+    /// The page's address.
+    url: String,
+) -> String {
+    url
+}
+
+#[test]
+fn a_tools_title_and_hints_go_to_mcp_only_and_only_when_declared() {
+    let mcp = Fetch.definition().render(Dialect::Mcp).unwrap();
+    assert_eq!(mcp["title"], "Fetch a page");
+    assert_eq!(
+        mcp["annotations"],
+        json!({"readOnlyHint": true, "openWorldHint": true})
+    );
+    // Provider dialects have no place for them.
+    for dialect in Dialect::ALL {
+        if dialect != Dialect::Mcp {
+            let text = Fetch.definition().json(dialect).unwrap();
+            assert!(
+                !text.contains("Fetch a page") && !text.contains("Hint"),
+                "{text}"
+            );
+        }
+    }
+    // Nothing declared, nothing sent.
+    let plain = Tally.definition().render(Dialect::Mcp).unwrap();
+    assert!(plain.get("title").is_none() && plain.get("annotations").is_none());
+    // rmcp reads them as MCP's own fields.
+    let tool: rmcp::model::Tool = serde_json::from_value(mcp.clone()).unwrap();
+    assert_eq!(tool.title.as_deref(), Some("Fetch a page"));
+    let hints = tool.annotations.unwrap();
+    assert_eq!(
+        (
+            hints.read_only_hint,
+            hints.destructive_hint,
+            hints.open_world_hint
+        ),
+        (Some(true), None, Some(true))
+    );
+}
+
 #[test]
 fn gemini_gets_the_openapi_subset() {
     let rendered = Plan.definition().render(Dialect::Gemini).unwrap();

@@ -13,9 +13,17 @@ pub(crate) struct Attrs {
     pub type_name: Option<Ident>,
     /// `allow_undocumented`: no warning for a model parameter without a doc comment.
     pub allow_undocumented: bool,
+    /// `title = "…"`: a title for people.
+    pub title: Option<LitStr>,
+    /// The behaviour hints declared, by their key (`read_only`, …), with their values.
+    pub hints: Vec<(&'static str, bool)>,
 }
 
-const KEYS: &str = "`name`, `description`, `type_name` or `allow_undocumented`";
+const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
+    `open_world`, `type_name` or `allow_undocumented`";
+
+/// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
+const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
 
 /// Parses the attribute's arguments. Every mistake is recorded and parsing goes on, so the user
 /// sees all of them at once.
@@ -24,6 +32,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut description = SetOnce::new(cx, "description");
     let mut type_name = SetOnce::new(cx, "type_name");
     let mut allow_undocumented = SetOnce::new(cx, "allow_undocumented");
+    let mut title = SetOnce::new(cx, "title");
+    let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
         if meta.path.is_ident("name") {
@@ -39,6 +49,40 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         } else if meta.path.is_ident("description") {
             let value: Expr = meta.value()?.parse()?;
             description.set(&key, value);
+        } else if meta.path.is_ident("title") {
+            let value: Expr = meta.value()?.parse()?;
+            match value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => title.set(&key, lit),
+                other => cx.error_spanned_by(
+                    other,
+                    "expected a string literal: `title = \"Read a file\"`",
+                ),
+            }
+        } else if let Some(hint) = HINTS.iter().find(|hint| meta.path.is_ident(hint)) {
+            let value = if meta.input.peek(syn::Token![=]) {
+                match meta.value()?.parse::<Expr>()? {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Bool(value),
+                        ..
+                    }) => Some(value.value),
+                    other => {
+                        cx.error_spanned_by(
+                            other,
+                            format!("expected `true` or `false`: `{hint}` or `{hint} = false`"),
+                        );
+                        None
+                    }
+                }
+            } else {
+                Some(true)
+            };
+            if hints.iter().any(|(name, _)| name == hint) {
+                cx.error_spanned_by(&key, format!("duplicate `#[tool]` argument `{hint}`"));
+            } else if let Some(value) = value {
+                hints.push((hint, value));
+            }
         } else if meta.path.is_ident("allow_undocumented") {
             allow_undocumented.set(&key, ());
         } else if meta.path.is_ident("type_name") {
@@ -81,6 +125,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         description: description.value,
         type_name: type_name.value,
         allow_undocumented: allow_undocumented.value.is_some(),
+        title: title.value,
+        hints,
     }
 }
 

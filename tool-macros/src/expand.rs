@@ -167,6 +167,16 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
     });
 
+    // The title and hints declared, and nothing else.
+    let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
+        let title = tool.attrs.title.iter();
+        let hints = tool.attrs.hints.iter().map(|(hint, value)| {
+            let method = format_ident!("with_{hint}");
+            quote!(.#method(#value))
+        });
+        quote!(.with_annotations(#rt::Annotations::new() #(.with_title(#title))* #(#hints)*))
+    });
+
     let services = tool.params.iter().filter_map(|param| match &param.kind {
         Kind::Context {
             injects: Some(service),
@@ -251,6 +261,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     static __TOOL_DEFINITION: #rt::DefinitionCell = #rt::DefinitionCell::new();
                     __TOOL_DEFINITION.get_or_init(|| {
                         #rt::Definition::from_args(#name, __TOOL_DESCRIPTION, &[#(#arg_specs),*])
+                            #annotations
                     })
                 }
 

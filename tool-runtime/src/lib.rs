@@ -115,7 +115,7 @@ pub use from_call::FromCall;
 pub use future::ToolFuture;
 pub use output::{IntoToolOutput, ToolOutput};
 pub use registry::{DEFAULT_MAX_ARGS_BYTES, ToolRegistry};
-pub use schema::{Definition, Dialect, DialectError};
+pub use schema::{Annotations, Definition, Dialect, DialectError};
 pub use service::{Service, ServiceKey};
 pub use session::{Session, SessionHub, Subscription};
 pub use tool::{Invocation, Tool};
@@ -221,6 +221,9 @@ pub use tool::{Invocation, Tool};
 ///   `UpperCamelCase` (`bump` → `Bump`). Give another when that name is yours already: the
 ///   compiler cannot tell two `Bump`s apart, and says so as E0428 (the name is defined multiple
 ///   times) followed by errors about its impls.
+/// - `title = "…"`, and the flags `read_only`, `destructive`, `idempotent`, `open_world` (each
+///   also `= true` or `= false`): a title for people and MCP's behaviour hints, in
+///   [`Definition::annotations`] and MCP's `tools/list`; see [`Annotations`].
 /// - `allow_undocumented`: see below.
 ///
 /// # Undocumented parameters
@@ -251,8 +254,8 @@ pub mod __private {
     pub use crate::args::{ArgFields, parse_args};
     pub use crate::schema::ArgSpec;
     pub use crate::{
-        Ctx, Definition, FromCall, IntoToolOutput, Invocation, LoadError, ModelArg, Plugin,
-        ServiceKey, Tool, ToolFuture, ToolOutput,
+        Annotations, Ctx, Definition, FromCall, IntoToolOutput, Invocation, LoadError, ModelArg,
+        Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
     };
 
     /// Holds a tool's definition, computed on first use.

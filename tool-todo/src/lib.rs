@@ -87,7 +87,16 @@ struct TodoWriteData {
 }
 
 #[doc = include_str!("todo_write.description.txt")]
-#[tool(name = "todo_write", description = include_str!("todo_write.description.txt"))]
+// Replacing the list destroys nothing (every list stays in the session log), sending one list
+// twice leaves the state it left once, and the tool reaches nothing beyond its session.
+#[tool(
+    name = "todo_write",
+    description = include_str!("todo_write.description.txt"),
+    title = "Todo list",
+    destructive = false,
+    idempotent,
+    open_world = false
+)]
 pub fn todo_write(
     agent: Agent,
     // The host's limits, when it sets its own.

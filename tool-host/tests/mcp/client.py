@@ -70,6 +70,12 @@ async def check_protocol(session):
     assert [t.name for t in listed.tools] == ["todo_write"], listed
     tool = listed.tools[0]
     assert tool.description == DESCRIPTION, "description differs from the spec"
+    # What the tool declares of itself: a title and behaviour hints, nothing undeclared.
+    assert tool.title == "Todo list", tool
+    hints = tool.annotations
+    assert (hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint) == \
+        (False, True, False), hints
+    assert hints.read_only_hint is None, hints
     schema = tool.input_schema
     assert schema["type"] == "object" and schema["required"] == ["todos"], schema
     assert schema["properties"]["todos"]["description"] == \

@@ -139,7 +139,18 @@ pub(super) fn render(definition: &Definition, dialect: Dialect) -> Result<Value,
             let parameters = gemini(schema, "arguments").map_err(error)?;
             json!({"name": name, "description": description, "parameters": parameters})
         }
-        Dialect::Mcp => json!({"name": name, "description": description, "inputSchema": schema}),
+        Dialect::Mcp => {
+            let mut entry =
+                json!({"name": name, "description": description, "inputSchema": schema});
+            let annotations = definition.annotations();
+            if let Some(title) = annotations.title() {
+                entry["title"] = title.into();
+            }
+            if let Some(hints) = annotations.mcp_hints() {
+                entry["annotations"] = hints;
+            }
+            entry
+        }
     })
 }
 

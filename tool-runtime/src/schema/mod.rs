@@ -5,10 +5,12 @@
 //! `int64`, `double`…; `minimum`/`maximum` stay), properties in declaration order, and every
 //! schema object's keys in one fixed order, so its bytes are the same on every request.
 
+mod annotations;
 mod dialect;
 mod generate;
 mod normalize;
 
+pub use annotations::Annotations;
 pub use dialect::{Dialect, DialectError};
 pub use generate::ArgSpec;
 pub(crate) use normalize::normalize;
@@ -31,6 +33,7 @@ pub struct Definition {
     schema_error: Option<String>,
     /// What the argument types leave to check, planned once.
     plan: Plan,
+    annotations: Annotations,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -74,8 +77,23 @@ impl Definition {
             input_schema,
             schema_error,
             plan,
+            annotations: Annotations::new(),
             rendered: Default::default(),
         }
+    }
+
+    /// The same definition with `annotations`: a title and behaviour hints, which MCP's
+    /// `tools/list` carries (see [`Annotations`]).
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self.rendered = Default::default();
+        self
+    }
+
+    /// The tool's title and behaviour hints, as declared.
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
     }
 
     /// The checks left after the arguments parsed into their types.
@@ -156,5 +174,6 @@ impl PartialEq for Definition {
         self.name == other.name
             && self.description == other.description
             && self.input_schema == other.input_schema
+            && self.annotations == other.annotations
     }
 }
