@@ -38,14 +38,68 @@ impl<'a> ToolFuture<'a> {
         })
     }
 
-    /// Blocks the current thread until the result is ready.
+    /// Blocks the current thread until the result is ready, for a synchronous host.
     ///
-    /// Synchronous tools are ready at once. An `async` tool that needs a runtime (tokio's timers
-    /// or sockets) must be awaited inside that runtime instead.
-    pub fn wait(self) -> ToolOutput {
-        match self.0 {
-            Inner::Ready(Some(output)) => output,
-            _ => pollster::block_on(self),
+    /// Synchronous tools are ready at once. An `async` tool is driven on a tokio runtime, so one
+    /// that uses tokio's timers or sockets works too, from any thread:
+    ///
+    /// - outside any runtime, on a current-thread runtime this thread keeps for it;
+    /// - on a thread of a multi-threaded runtime (a worker, the thread in its `block_on`, a
+    ///   `spawn_blocking` thread), on that runtime, the thread stepping out of it while it blocks
+    ///   (`block_in_place`);
+    /// - on a thread of a current-thread runtime, which may be the one thread driving it, on a
+    ///   thread and a runtime of its own: the call's own timers and sockets work, but a resource
+    ///   the host's runtime drives (a socket it opened) waits until the call is over.
+    ///
+    /// An async host should `.await` the call instead.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tool_runtime::{Ctx, Exec, tool};
+    ///
+    /// /// Waits, then answers.
+    /// #[tool]
+    /// async fn nap(
+    ///     /// How long, in milliseconds.
+    ///     ms: u64,
+    /// ) -> String {
+    ///     tokio::time::sleep(Duration::from_millis(ms)).await;
+    ///     format!("slept {ms} ms")
+    /// }
+    ///
+    /// let mut ctx = Ctx::new();
+    /// ctx.plugin::<Nap>().unwrap();
+    /// // A synchronous host, no runtime of its own.
+    /// let out = ctx.tools.call("nap", &Exec::new(), r#"{"ms": 5}"#).wait();
+    /// assert_eq!(out.text, "slept 5 ms");
+    /// ```
+    pub fn wait(mut self) -> ToolOutput {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+
+        let tool = match &mut self.0 {
+            Inner::Ready(output) => {
+                return output
+                    .take()
+                    .unwrap_or_else(|| ToolOutput::error("the call's result was taken already"));
+            }
+            Inner::Pending { tool, .. } => *tool,
+        };
+        match Handle::try_current() {
+            // No runtime here: one of this thread's own.
+            Err(_) => block_on_local(self),
+            // A multi-threaded runtime's thread (a worker, its `block_on`, a `spawn_blocking`
+            // thread): the thread steps out of the runtime while it blocks on it.
+            Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| handle.block_on(self))
+            }
+            // A single-threaded runtime's thread may be the one that drives it, which cannot
+            // block: the call runs on a thread of its own, with a runtime of its own.
+            Ok(_) => std::thread::scope(|scope| {
+                scope
+                    .spawn(|| block_on_local(self))
+                    .join()
+                    .unwrap_or_else(|payload| refusal::panicked(tool, payload.as_ref()))
+            }),
         }
     }
 
@@ -55,6 +109,23 @@ impl<'a> ToolFuture<'a> {
         }
         self
     }
+}
+
+/// Drives `future` on this thread's own runtime.
+fn block_on_local(future: ToolFuture<'_>) -> ToolOutput {
+    LOCAL_RUNTIME.with(|runtime| match runtime {
+        Some(runtime) => runtime.block_on(future),
+        // No runtime could be built: the future may still need none.
+        None => pollster::block_on(future),
+    })
+}
+
+thread_local! {
+    /// The runtime `wait` drives async tools on, on a thread that is in no runtime's context.
+    static LOCAL_RUNTIME: Option<tokio::runtime::Runtime> = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok();
 }
 
 impl Future for ToolFuture<'_> {
