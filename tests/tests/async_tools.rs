@@ -96,3 +96,74 @@ async fn a_single_threaded_runtime_waits_awaits_and_batches() {
         .call_batch(&Exec::new(), &[ToolCall::new("nap", r#"{"ms": 5}"#)]);
     assert_eq!(outputs[0].text, "slept 5 ms");
 }
+
+/// Where concurrent calls meet: each waits, blocking its thread, until ten have arrived.
+#[derive(Default)]
+struct Meeting {
+    arrived: std::sync::Mutex<usize>,
+    all_here: std::sync::Condvar,
+}
+
+impl Meeting {
+    /// Arrives and waits up to `patience` for the others: whether all ten met.
+    fn meet(&self, patience: Duration) -> bool {
+        let mut arrived = self.arrived.lock().unwrap();
+        *arrived += 1;
+        self.all_here.notify_all();
+        let (arrived, _) = self
+            .all_here
+            .wait_timeout_while(arrived, patience, |arrived| *arrived < 10)
+            .unwrap();
+        *arrived >= 10
+    }
+}
+
+/// Meets the other calls, blocking its thread while it waits.
+#[tool(blocking)]
+fn meet(meeting: tool_runtime::Service<Meeting>, exec: &Exec) -> String {
+    let together = meeting.meet(Duration::from_secs(10));
+    format!("{} {}", exec.call_id.as_deref().unwrap_or("-"), together)
+}
+
+/// The same, not marked blocking: it runs on the thread that calls it.
+#[tool]
+fn meet_inline(meeting: tool_runtime::Service<Meeting>) -> String {
+    meeting.meet(Duration::from_millis(50)).to_string()
+}
+
+/// Ten concurrent calls of a blocking tool on a single-threaded async host, as tasks.
+async fn ten_calls(tool: &'static str) -> Vec<String> {
+    let mut ctx = Ctx::new();
+    ctx.provide(Meeting::default());
+    ctx.plugin::<Meet>()
+        .unwrap()
+        .plugin::<MeetInline>()
+        .unwrap();
+    let ctx = std::sync::Arc::new(ctx);
+    let tasks: Vec<_> = (0..10)
+        .map(|i| {
+            let ctx = std::sync::Arc::clone(&ctx);
+            tokio::spawn(async move {
+                let exec = Exec::new().with_call_id(format!("c{i}"));
+                ctx.tools.call(tool, &exec, "{}").await.text
+            })
+        })
+        .collect();
+    let mut texts = Vec::new();
+    for task in tasks {
+        texts.push(task.await.unwrap());
+    }
+    texts
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn blocking_tools_run_off_the_executor_and_meet_each_other() {
+    // All ten are in the tool at once: none holds the host's one thread while it blocks.
+    let texts = ten_calls("meet").await;
+    let expected: Vec<String> = (0..10).map(|i| format!("c{i} true")).collect();
+    assert_eq!(texts, expected);
+    // Unmarked, each holds the thread and waits alone, one after another: only the tenth finds
+    // the others there (this is what `blocking` is for).
+    let texts = ten_calls("meet_inline").await;
+    assert_eq!(texts[..9], ["false"; 9], "{texts:?}");
+}

@@ -17,10 +17,12 @@ pub(crate) struct Attrs {
     pub title: Option<LitStr>,
     /// The behaviour hints declared, by their key (`read_only`, …), with their values.
     pub hints: Vec<(&'static str, bool)>,
+    /// `blocking`: the synchronous function blocks, and runs off an async host's executor.
+    pub blocking: Option<proc_macro2::TokenStream>,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -33,6 +35,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut type_name = SetOnce::new(cx, "type_name");
     let mut allow_undocumented = SetOnce::new(cx, "allow_undocumented");
     let mut title = SetOnce::new(cx, "title");
+    let mut blocking = SetOnce::new(cx, "blocking");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -83,6 +86,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             } else if let Some(value) = value {
                 hints.push((hint, value));
             }
+        } else if meta.path.is_ident("blocking") {
+            blocking.set(&key, key.clone());
         } else if meta.path.is_ident("allow_undocumented") {
             allow_undocumented.set(&key, ());
         } else if meta.path.is_ident("type_name") {
@@ -127,6 +132,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         allow_undocumented: allow_undocumented.value.is_some(),
         title: title.value,
         hints,
+        blocking: blocking.value,
     }
 }
 

@@ -14,6 +14,12 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     not_variadic(cx, tool);
     valid_name(cx, tool);
     has_description(cx, tool);
+    if let (Some(key), Some(_)) = (&tool.attrs.blocking, &tool.item.sig.asyncness) {
+        cx.error_spanned_by(
+            key,
+            "`blocking` is for a synchronous function that blocks; an `async fn` yields instead",
+        );
+    }
     let mut names = std::collections::HashSet::new();
     for param in &tool.params {
         plain_name(cx, &param.pat);

@@ -112,7 +112,14 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     ::core::result::Result::Err(output) => return #rt::ToolFuture::ready(output),
                 };
             });
-            call_args.push(quote!(#local));
+            if tool.attrs.blocking.is_some() && matches!(param.ty, syn::Type::Reference(_)) {
+                // The call runs on another thread: it takes the call's context along, owned.
+                resolve
+                    .push(quote!(let #local = <#rt::Exec as ::core::clone::Clone>::clone(#local);));
+                call_args.push(quote!(&#local));
+            } else {
+                call_args.push(quote!(#local));
+            }
         }
     }
 
@@ -127,6 +134,11 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     let run = if item.sig.asyncness.is_some() {
         quote!(#rt::ToolFuture::boxed(async move {
             let __tool_result = #invoke.await;
+            #into_output
+        }))
+    } else if tool.attrs.blocking.is_some() {
+        quote!(#rt::ToolFuture::blocking(move || {
+            let __tool_result = #invoke;
             #into_output
         }))
     } else {

@@ -38,6 +38,24 @@ impl<'a> ToolFuture<'a> {
         })
     }
 
+    /// A result computed by `work`, a synchronous tool that blocks (`#[tool(blocking)]`): awaited
+    /// on a tokio runtime, it runs on the runtime's blocking threads, so the executor goes on
+    /// with other calls meanwhile; waited for, it runs where [`ToolFuture::wait`] drives it.
+    pub fn blocking(work: impl FnOnce() -> ToolOutput + Send + 'static) -> Self {
+        ToolFuture::boxed(async move {
+            match tokio::runtime::Handle::try_current() {
+                Ok(handle) => match handle.spawn_blocking(work).await {
+                    Ok(output) => output,
+                    // The panic goes on to this future's poll, which answers it with the
+                    // tool's name.
+                    Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                    Err(_) => ToolOutput::error("the call was cancelled with its runtime"),
+                },
+                Err(_) => work(),
+            }
+        })
+    }
+
     /// Blocks the current thread until the result is ready, for a synchronous host.
     ///
     /// Synchronous tools are ready at once. An `async` tool is driven on a tokio runtime, so one

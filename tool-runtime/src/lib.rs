@@ -224,6 +224,10 @@ pub use tool::{Invocation, Tool};
 /// - `title = "…"`, and the flags `read_only`, `destructive`, `idempotent`, `open_world` (each
 ///   also `= true` or `= false`): a title for people and MCP's behaviour hints, in
 ///   [`Definition::annotations`] and MCP's `tools/list`; see [`Annotations`].
+/// - `blocking`: the (synchronous) function blocks — file I/O, a subprocess — so when a host
+///   awaits the call on a tokio runtime it runs on the runtime's blocking threads, and the
+///   executor goes on with other calls meanwhile. Without it a synchronous tool runs on the
+///   calling thread, which suits quick ones (`todo_write`). On an `async fn` it is an error.
 /// - `allow_undocumented`: see below.
 ///
 /// # Undocumented parameters
@@ -254,8 +258,8 @@ pub mod __private {
     pub use crate::args::{ArgFields, parse_args};
     pub use crate::schema::ArgSpec;
     pub use crate::{
-        Annotations, Ctx, Definition, FromCall, IntoToolOutput, Invocation, LoadError, ModelArg,
-        Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
+        Annotations, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation, LoadError,
+        ModelArg, Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
     };
 
     /// Holds a tool's definition, computed on first use.
