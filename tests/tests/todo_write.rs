@@ -74,6 +74,7 @@ fn error(text: &str) -> ToolOutput {
     ToolOutput {
         text: text.to_owned(),
         is_error: true,
+        structured: None,
     }
 }
 
@@ -81,6 +82,7 @@ fn success(text: &str) -> ToolOutput {
     ToolOutput {
         text: text.to_owned(),
         is_error: false,
+        structured: None,
     }
 }
 

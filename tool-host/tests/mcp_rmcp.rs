@@ -93,3 +93,45 @@ async fn rmcp_client_lists_and_calls_through_the_runtime() {
     client.cancel().await.unwrap();
     server.await.unwrap();
 }
+
+/// Lists the first primes.
+#[tool_runtime::tool]
+fn primes(
+    /// How many.
+    count: usize,
+) -> Vec<u32> {
+    [2, 3, 5, 7, 11].into_iter().take(count).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn data_results_reach_an_rmcp_client_as_structured_content_its_output_schema_admits() {
+    let mut ctx = Ctx::new();
+    ctx.plugin::<Primes>().unwrap();
+    let server =
+        McpServer::new(Arc::new(ctx), Agent::new("mcp-data", Session::in_memory())).unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(async move {
+        let (read, write) = tokio::io::split(server_io);
+        server.serve_connection(read, write).await.unwrap();
+    });
+    let client = ().serve(client_io).await.unwrap();
+
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = serde_json::to_value(tools[0].output_schema.as_ref().unwrap()).unwrap();
+    assert_eq!(schema["required"], json!(["result"]));
+    let result = client
+        .call_tool(CallToolRequestParams::new("primes").with_arguments(args(json!({"count": 4}))))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "[2,3,5,7]");
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured, json!({"result": [2, 3, 5, 7]}));
+    assert!(
+        jsonschema::draft202012::new(&schema)
+            .unwrap()
+            .is_valid(&structured)
+    );
+
+    client.cancel().await.unwrap();
+    server.await.unwrap();
+}

@@ -96,6 +96,64 @@ impl ToolFn {
     }
 }
 
+/// What a tool function returns, read from how its return type is spelled.
+pub(crate) enum Returns {
+    /// Text (`String`, `&'static str`, `Cow<'static, str>`, `ToolOutput`), or a `Result` of it:
+    /// turned into the output by `IntoToolOutput`.
+    Text,
+    /// Data: any other type `T`, or `Result<T, E>`.
+    Data { ty: Box<Type>, result: bool },
+}
+
+impl ToolFn {
+    /// Whether the function returns text or data, and which type of data.
+    pub fn returns(&self) -> Returns {
+        let syn::ReturnType::Type(_, ty) = &self.item.sig.output else {
+            return Returns::Text;
+        };
+        let (success, result) = match single_type_arg_any(ty, "Result") {
+            Some(success) => (success, true),
+            None => (&**ty, false),
+        };
+        let text = match success {
+            Type::Reference(_) | Type::ImplTrait(_) | Type::Never(_) => true,
+            Type::Tuple(tuple) => tuple.elems.is_empty(),
+            Type::Path(path) => path.path.segments.last().is_some_and(|last| {
+                ["String", "str", "Cow", "ToolOutput"]
+                    .iter()
+                    .any(|name| last.ident == name)
+            }),
+            _ => false,
+        };
+        if text {
+            Returns::Text
+        } else {
+            Returns::Data {
+                ty: Box::new(success.clone()),
+                result,
+            }
+        }
+    }
+}
+
+/// The first type argument of `ty` when its last path segment is `name` (`Result<T, E>` → `T`).
+fn single_type_arg_any<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != name {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    })
+}
+
 impl Param {
     /// The property name: `#[serde(rename = "…")]`, else the parameter's name without `r#`.
     pub fn name(&self) -> String {

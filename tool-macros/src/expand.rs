@@ -2,7 +2,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::{Kind, ToolFn};
+use crate::ast::{Kind, Returns, ToolFn};
 use crate::param_attr::DefaultValue;
 
 /// Generates the function, its tool type, and the type's `Tool` and `Plugin` impls. Everything is
@@ -129,8 +129,27 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         syn::ReturnType::Type(_, ty) => ty.span(),
     };
     // Spanned at the return type, so a type with no model-facing text is reported there.
-    let into_output =
-        quote_spanned!(output_span=> #rt::IntoToolOutput::into_tool_output(__tool_result));
+    let returns = tool.returns();
+    let into_output = match &returns {
+        Returns::Text => {
+            quote_spanned!(output_span=> #rt::IntoToolOutput::into_tool_output(__tool_result))
+        }
+        Returns::Data { ty, result: false } => {
+            quote_spanned!(output_span=> #rt::structured_output::<#ty>(&__tool_result))
+        }
+        Returns::Data { ty, result: true } => quote_spanned! {output_span=>
+            match __tool_result {
+                ::core::result::Result::Ok(value) => #rt::structured_output::<#ty>(&value),
+                ::core::result::Result::Err(error) => #rt::ToolOutput::error(error),
+            }
+        },
+    };
+    let output_schema = match &returns {
+        Returns::Text => None,
+        Returns::Data { ty, .. } => Some(quote_spanned! {ty.span()=>
+            .with_output_schema(#rt::output_schema::<#ty>())
+        }),
+    };
     let run = if item.sig.asyncness.is_some() {
         quote!(#rt::ToolFuture::boxed(async move {
             let __tool_result = #invoke.await;
@@ -274,6 +293,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                     __TOOL_DEFINITION.get_or_init(|| {
                         #rt::Definition::from_args(#name, __TOOL_DESCRIPTION, &[#(#arg_specs),*])
                             #annotations
+                            #output_schema
                     })
                 }
 

@@ -113,7 +113,7 @@ pub use event::Event;
 pub use exec::Exec;
 pub use from_call::FromCall;
 pub use future::ToolFuture;
-pub use output::{IntoToolOutput, ToolOutput};
+pub use output::{IntoToolOutput, StructuredOutput, ToolOutput};
 pub use registry::{DEFAULT_MAX_ARGS_BYTES, ToolRegistry};
 pub use schema::{Annotations, Definition, Dialect, DialectError};
 pub use service::{Service, ServiceKey};
@@ -243,7 +243,11 @@ pub use tool::{Invocation, Tool};
 /// The function itself, unchanged but for its parameters' doc comments, and a public unit type
 /// named after it in `UpperCamelCase` (`todo_write` → `TodoWrite`) that implements [`Tool`] and
 /// [`Plugin`]. Its definition is computed once. `fn` and `async fn` both work; an `async fn`'s
-/// future must be `Send`. The return type is anything that implements [`IntoToolOutput`].
+/// future must be `Send`. The return type is text — `String`, `&'static str`,
+/// `Cow<'static, str>`, [`ToolOutput`], anything that implements [`IntoToolOutput`] — or data: any
+/// other type that implements `Serialize` and `JsonSchema` ([`StructuredOutput`]), whose compact
+/// JSON the model reads and whose schema is the definition's output schema; either in a
+/// `Result<_, E: Display>` or not. Which one is read from how the type is spelled.
 ///
 /// Setting the environment variable `TOOL_MACROS_DEBUG` while building prints each expansion on
 /// standard error.
@@ -256,7 +260,8 @@ pub mod __private {
     pub use ::serde_json;
 
     pub use crate::args::{ArgFields, parse_args};
-    pub use crate::schema::ArgSpec;
+    pub use crate::output::structured_output;
+    pub use crate::schema::{ArgSpec, output_schema};
     pub use crate::{
         Annotations, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation, LoadError,
         ModelArg, Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,

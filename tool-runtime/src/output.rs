@@ -15,6 +15,10 @@ pub struct ToolOutput {
     /// Whether the call failed. Providers have a flag for it (`is_error` in Anthropic's and MCP's
     /// results); others see it only in the text.
     pub is_error: bool,
+    /// The value a tool returned, when it returns data rather than text (a struct, a list): its
+    /// compact JSON is `text`, and hosts with structured results (MCP's `structuredContent`)
+    /// send the value itself. `None` for text results and errors.
+    pub structured: Option<serde_json::Value>,
 }
 
 impl ToolOutput {
@@ -23,6 +27,24 @@ impl ToolOutput {
         ToolOutput {
             text: text.into(),
             is_error: false,
+            structured: None,
+        }
+    }
+
+    /// A successful result that is data: `value`, whose compact JSON (keys in the order they were
+    /// written) is the text a model reads.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolOutput;
+    /// let out = ToolOutput::structured(serde_json::json!({"city": "Oslo", "temp": 21}));
+    /// assert_eq!(out.text, r#"{"city":"Oslo","temp":21}"#);
+    /// assert_eq!(out.structured.unwrap()["temp"], 21);
+    /// ```
+    pub fn structured(value: serde_json::Value) -> Self {
+        ToolOutput {
+            text: value.to_string(),
+            is_error: false,
+            structured: Some(value),
         }
     }
 
@@ -38,6 +60,7 @@ impl ToolOutput {
         ToolOutput {
             text: format!("Error: {message}"),
             is_error: true,
+            structured: None,
         }
     }
 }
@@ -54,7 +77,7 @@ impl fmt::Display for ToolOutput {
 /// as they are), and for `Result<T, E>` where `T` is one of those and `E: Display`; an `Err`
 /// becomes `Error: ` followed by the error's `Display`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned from a #[tool] function",
+    message = "`{Self}` cannot be returned from a #[tool] function as text",
     label = "this return type has no model-facing text",
     note = "return `String`, `&'static str`, `ToolOutput`, or `Result<T, E>` with `T` one of those and `E: Display`"
 )]
@@ -93,5 +116,27 @@ impl<T: IntoToolOutput, E: fmt::Display> IntoToolOutput for Result<T, E> {
             Ok(value) => value.into_tool_output(),
             Err(error) => ToolOutput::error(error),
         }
+    }
+}
+
+/// A value a `#[tool]` function returns as data: any type that serializes and describes itself.
+/// Its schema is the tool's output schema; the value is the result, its compact JSON the text.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool] function",
+    label = "this return type is neither text nor data",
+    note = "return data as a type with `serde::Serialize` and `schemars::JsonSchema` (derive both), or text as `String`, `&'static str`, `Cow<'static, str>` or `ToolOutput`, each possibly in a `Result<_, E: Display>`"
+)]
+pub trait StructuredOutput: serde::Serialize + schemars::JsonSchema {}
+
+impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
+
+/// The result of a tool that returned `value` as data.
+#[doc(hidden)]
+pub fn structured_output<T: StructuredOutput>(value: &T) -> ToolOutput {
+    match serde_json::to_value(value) {
+        Ok(value) => ToolOutput::structured(value),
+        Err(error) => ToolOutput::error(format_args!(
+            "the tool's result could not be encoded as JSON: {error}"
+        )),
     }
 }

@@ -130,12 +130,19 @@ impl ServerHandler for McpServer {
         if let Some(raw) = raw {
             raw.ticket.finish();
         }
+        // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
+        // JSON text, for clients without structured results.
+        let structured = match (&output.structured, self.ctx.tools.get(&request.name)) {
+            (Some(value), Some(tool)) => Some(tool.definition().mcp_structured_content(value)),
+            _ => None,
+        };
         let content = vec![ContentBlock::text(output.text)];
-        let result = if output.is_error {
+        let mut result = if output.is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
         };
+        result.structured_content = structured;
         Ok(result.into())
     }
 }

@@ -149,6 +149,9 @@ pub(super) fn render(definition: &Definition, dialect: Dialect) -> Result<Value,
             if let Some(hints) = annotations.mcp_hints() {
                 entry["annotations"] = hints;
             }
+            if let Some(output) = definition.mcp_output_schema() {
+                entry["outputSchema"] = output;
+            }
             entry
         }
     })

@@ -84,3 +84,15 @@ impl Definition {
         Definition::with_plan(name.into(), description.into(), normalize(schema), plan)
     }
 }
+
+/// The normalized schema of `T`, a tool's output, with the settings of its input schema.
+#[doc(hidden)]
+pub fn output_schema<T: crate::output::StructuredOutput>() -> Value {
+    let mut generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    normalize(Value::from(generator.subschema_for::<T>()))
+}

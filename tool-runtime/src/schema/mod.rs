@@ -12,7 +12,7 @@ mod normalize;
 
 pub use annotations::Annotations;
 pub use dialect::{Dialect, DialectError};
-pub use generate::ArgSpec;
+pub use generate::{ArgSpec, output_schema};
 pub(crate) use normalize::normalize;
 
 use std::borrow::Cow;
@@ -34,6 +34,8 @@ pub struct Definition {
     /// What the argument types leave to check, planned once.
     plan: Plan,
     annotations: Annotations,
+    /// The normalized schema of the data the tool returns, if it returns data.
+    output_schema: Option<Value>,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -78,6 +80,7 @@ impl Definition {
             schema_error,
             plan,
             annotations: Annotations::new(),
+            output_schema: None,
             rendered: Default::default(),
         }
     }
@@ -89,6 +92,41 @@ impl Definition {
         self.annotations = annotations;
         self.rendered = Default::default();
         self
+    }
+
+    /// The same definition for a tool that returns data described by `schema` (normalized here).
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(normalize(schema));
+        self.rendered = Default::default();
+        self
+    }
+
+    /// The schema of the data the tool returns, if it returns data rather than text.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// The data a call returned, as MCP's `structuredContent`, which must be an object: the
+    /// value itself when the output schema is an object's, else `{"result": value}` — the same
+    /// rule MCP's `outputSchema` follows, so the two always agree.
+    pub fn mcp_structured_content(&self, value: &Value) -> Value {
+        if self.output_schema.as_ref().is_some_and(is_object_schema) {
+            value.clone()
+        } else {
+            json!({ "result": value })
+        }
+    }
+
+    /// The output schema as MCP's `outputSchema`: an object's schema as it is, any other wrapped
+    /// as the one required property `result`.
+    pub(crate) fn mcp_output_schema(&self) -> Option<Value> {
+        let schema = self.output_schema.as_ref()?;
+        Some(if is_object_schema(schema) {
+            schema.clone()
+        } else {
+            json!({"type": "object", "properties": {"result": schema}, "required": ["result"]})
+        })
     }
 
     /// The tool's title and behaviour hints, as declared.
@@ -169,11 +207,17 @@ impl Definition {
     }
 }
 
+/// Whether a schema admits objects only.
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type") == Some(&json!("object"))
+}
+
 impl PartialEq for Definition {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
             && self.description == other.description
             && self.input_schema == other.input_schema
             && self.annotations == other.annotations
+            && self.output_schema == other.output_schema
     }
 }
