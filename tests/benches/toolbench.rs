@@ -1,8 +1,9 @@
 //! Benchmarks, each figure next to a floor measured in the same run, as a ratio.
 //!
 //! Run with `cargo bench -p tests --bench toolbench` (add a filter word to run some: `dispatch`,
-//! `constraints`, `append`, `replay`, `definitions`). Each figure is the median of 15 samples, each sample
-//! running the body for about 40 ms; the machine and results go into BENCHMARKS.md.
+//! `constraints`, `structured`, `append`, `replay`, `definitions`). Each figure is the median of
+//! 15 samples, each sample running the body for about 40 ms; the machine and results go into
+//! BENCHMARKS.md.
 
 use std::fs::{File, OpenOptions};
 use std::hint::black_box;
@@ -210,6 +211,47 @@ mod constrained {
     }
 }
 
+/// A tool that returns data, and the same data serialized by hand as its floor.
+mod data {
+    use schemars::JsonSchema;
+    use serde::Serialize;
+    use tool_runtime::tool;
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Forecast {
+        pub city: String,
+        pub temp_c: f64,
+        pub hourly: Vec<Hour>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Hour {
+        pub hour: u8,
+        pub temp_c: f64,
+        pub sky: String,
+    }
+
+    pub fn forecast_of(city: String) -> Forecast {
+        Forecast {
+            city,
+            temp_c: 21.5,
+            hourly: (0..24)
+                .map(|hour| Hour {
+                    hour,
+                    temp_c: 15.0 + f64::from(hour) / 4.0,
+                    sky: "partly cloudy".into(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Tells the weather.
+    #[tool(allow_undocumented, type_name = "ForecastTool")]
+    pub fn forecast(city: String) -> Forecast {
+        forecast_of(city)
+    }
+}
+
 fn wanted(filter: &Option<String>, group: &str) -> bool {
     filter.as_deref().is_none_or(|f| group.contains(f))
 }
@@ -287,6 +329,22 @@ fn main() {
         report("dispatch, ten constrained arguments", ours, floor);
         report("dispatch, the same ten without keywords", plain, floor);
         report("keywords' share: constrained / without", ours, plain);
+    }
+
+    if wanted(&filter, "structured") {
+        let mut ctx = Ctx::new();
+        ctx.plugin::<data::ForecastTool>().unwrap();
+        let args = r#"{"city": "Oslo"}"#;
+        let exec = Exec::new();
+        let ours = measure(|| {
+            let out = ctx.tools.call("forecast", &exec, black_box(args)).wait();
+            assert!(out.structured.is_some());
+        });
+        let floor = measure(|| {
+            let forecast = data::forecast_of(black_box("Oslo").to_owned());
+            black_box(serde_json::to_string(&forecast).unwrap());
+        });
+        report("dispatch, a tool returning a struct (24 rows)", ours, floor);
     }
 
     if wanted(&filter, "append") {
