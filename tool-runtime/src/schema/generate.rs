@@ -40,12 +40,7 @@ impl Definition {
     /// reshapes them: they reach the model byte for byte.
     #[doc(hidden)]
     pub fn from_args(name: &'static str, description: &'static str, args: &[ArgSpec]) -> Self {
-        let mut generator = SchemaSettings::draft2020_12()
-            .with(|settings| {
-                settings.inline_subschemas = true;
-                settings.meta_schema = None;
-            })
-            .into_generator();
+        let mut generator = generator();
         let mut properties = Map::new();
         let mut required = Vec::new();
         for arg in args {
@@ -88,11 +83,16 @@ impl Definition {
 /// The normalized schema of `T`, a tool's output, with the settings of its input schema.
 #[doc(hidden)]
 pub fn output_schema<T: crate::output::StructuredOutput>() -> Value {
-    let mut generator = SchemaSettings::draft2020_12()
+    normalize(Value::from(generator().subschema_for::<T>()))
+}
+
+/// The generator of every tool schema, input and output: draft 2020-12, subschemas inline, no
+/// `$schema`.
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;
             settings.meta_schema = None;
         })
-        .into_generator();
-    normalize(Value::from(generator.subschema_for::<T>()))
+        .into_generator()
 }
