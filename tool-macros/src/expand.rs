@@ -1,4 +1,4 @@
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -13,7 +13,9 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     let fn_ident = tool.ident();
     let type_ident = tool.type_ident();
     let name = tool.name();
-    let type_doc = format!("The `{name}` tool: [`{fn_ident}`] as a model-facing tool and plugin.");
+    let type_doc = format!(
+        "The `{name}` tool: [`{fn_ident}`](super::{fn_ident}) as a model-facing tool and plugin."
+    );
     let rt = quote!(::tool_runtime::__private);
 
     let description = match (&tool.attrs.description, &tool.doc) {
@@ -215,15 +217,44 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         _ => None,
     });
 
+    // The type lives in a module of its own and is glob-imported: an item of the author's with
+    // the same name shadows the import instead of colliding with it, and the one check below
+    // says so, on the function, with the way out.
+    let module = format_ident!(
+        "__tool_{}",
+        syn::ext::IdentExt::unraw(fn_ident),
+        span = Span::call_site()
+    );
+    // As visible as the tool, and no more: a private tool's type is the crate's at most.
+    let type_vis = match vis {
+        syn::Visibility::Public(_) => quote!(pub),
+        _ => quote!(pub(crate)),
+    };
+    // Named by its path from here on, wherever the glob import would also reach it.
+    let generated = quote!(#module::#type_ident);
+    let name_check = quote_spanned! {fn_ident.span()=>
+        let _ = #rt::assert_generated_tool_type::<#type_ident>;
+    };
     quote! {
         #item
 
-        #[doc = #type_doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #type_ident;
+        #[doc(hidden)]
+        mod #module {
+            #[doc = #type_doc]
+            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+            #type_vis struct #type_ident;
+        }
+
+        #[doc(inline)]
+        #vis use #module::*;
 
         #[doc(hidden)]
-                const _: () = {
+        const _: () = {
+            #[automatically_derived]
+            impl #rt::GeneratedToolType for #generated {}
+
+            #name_check
+
             const __TOOL_DESCRIPTION: &str = #description;
             const __TOOL_FIELDS: &[&str] = &[#(#model_names),*];
 
@@ -287,7 +318,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #rt::Tool for #type_ident {
+            impl #rt::Tool for #generated {
                 fn definition(&self) -> &#rt::Definition {
                     static __TOOL_DEFINITION: #rt::DefinitionCell = #rt::DefinitionCell::new();
                     __TOOL_DEFINITION.get_or_init(|| {
@@ -309,12 +340,12 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #rt::Plugin for #type_ident {
+            impl #rt::Plugin for #generated {
                 const NAME: &'static str = #name;
                 const INJECT: &'static [#rt::ServiceKey] = &[#(#services),*];
 
                 fn apply(__ctx: &mut #rt::Ctx) -> ::core::result::Result<(), #rt::LoadError> {
-                    __ctx.tools.register(#type_ident)
+                    __ctx.tools.register(#generated)
                 }
             }
         };

@@ -218,9 +218,10 @@ pub use tool::{Invocation, Tool};
 ///   `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, which every major provider accepts.
 /// - `description = <expr>`: see above.
 /// - `type_name = "…"`: the generated type's name, by default the function's name in
-///   `UpperCamelCase` (`bump` → `Bump`). Give another when that name is yours already: the
-///   compiler cannot tell two `Bump`s apart, and says so as E0428 (the name is defined multiple
-///   times) followed by errors about its impls.
+///   `UpperCamelCase` (`bump` → `Bump`). Give another when that name is yours already: an item
+///   of that name where the function is (a `struct Bump` for its arguments, say) is one compile
+///   error on the function, "`Bump` is another item than the tool type `#[tool]` generates for
+///   this function", whose note offers this key.
 /// - `title = "…"`, and the flags `read_only`, `destructive`, `idempotent`, `open_world` (each
 ///   also `= true` or `= false`): a title for people and MCP's behaviour hints, in
 ///   [`Definition::annotations`] and MCP's `tools/list`; see [`Annotations`].
@@ -240,9 +241,10 @@ pub use tool::{Invocation, Tool};
 ///
 /// # What it generates
 ///
-/// The function itself, unchanged but for its parameters' doc comments, and a public unit type
-/// named after it in `UpperCamelCase` (`todo_write` → `TodoWrite`) that implements [`Tool`] and
-/// [`Plugin`]. Its definition is computed once. `fn` and `async fn` both work; an `async fn`'s
+/// The function itself, unchanged but for its parameters' doc comments, and a unit type as
+/// visible as the function, named after it in `UpperCamelCase` (`todo_write` → `TodoWrite`) or
+/// by `type_name`, that implements [`Tool`] and [`Plugin`]. The type is declared in a hidden
+/// module and imported beside the function, so that it can never silently stand for another. Its definition is computed once. `fn` and `async fn` both work; an `async fn`'s
 /// future must be `Send`. The return type is text — `String`, `&'static str`,
 /// `Cow<'static, str>`, [`ToolOutput`], anything that implements [`IntoToolOutput`] — or data: any
 /// other type that implements `Serialize` and `JsonSchema` ([`StructuredOutput`]), whose compact
@@ -269,4 +271,15 @@ pub mod __private {
 
     /// Holds a tool's definition, computed on first use.
     pub type DefinitionCell = ::std::sync::OnceLock<Definition>;
+
+    /// Implemented by the types `#[tool]` generates, and by nothing else.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is another item than the tool type `#[tool]` generates for this function",
+        label = "the tool's type is named after the function, and this name is taken",
+        note = "rename the other item, or give the tool's type another name: `#[tool(type_name = \"…\")]`"
+    )]
+    pub trait GeneratedToolType {}
+
+    /// Compiles only when the name `T` resolves to a type `#[tool]` generated.
+    pub const fn assert_generated_tool_type<T: GeneratedToolType>() {}
 }

@@ -17,4 +17,33 @@ pub fn check_word(
     Ok(word)
 }
 
-fn main() {}
+mod private {
+    use tool_runtime::tool;
+
+    /// A tool private to its module.
+    #[tool]
+    fn shout(
+        /// The word.
+        word: String,
+    ) -> String {
+        word.to_uppercase()
+    }
+
+    /// The private tool, used.
+    pub(crate) fn plugin() -> Shout {
+        Shout
+    }
+}
+
+fn main() {
+    /// A tool declared where it is used.
+    #[tool]
+    fn whisper(
+        /// The word.
+        word: String,
+    ) -> String {
+        word.to_lowercase()
+    }
+
+    let _ = (private::plugin(), Whisper, CheckWord);
+}
