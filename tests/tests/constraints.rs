@@ -185,7 +185,8 @@ fn every_keyword_is_enforced() {
         r#"span: missing field "to", which "from" requires"#
     );
     assert!(!call(&ctx, "bump", bump(json!({"span": {"to": 1}}))).is_error);
-    // `format` is an annotation (JSON Schema 2020-12's default): shown, not asserted.
+    // `format` is an annotation (JSON Schema 2020-12's default): shown, not asserted, unless
+    // the tool asserts formats (below).
     let schema = Bump.definition().input_schema();
     assert_eq!(
         schema["properties"]["contact"]["anyOf"][0]["format"],
@@ -298,5 +299,86 @@ fn documented_enum_variants_keep_the_enum_and_reach_the_model_in_its_description
     assert_eq!(
         refused(&ctx, "file_ticket", json!({"priority": "urgent"})),
         r#"priority: expected one of "normal", "low", "high", got "urgent""#
+    );
+}
+
+/// A string in a format no checker knows.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(extend("format" = "shoe-size"))]
+struct ShoeSize(String);
+
+/// Invites someone.
+#[tool(assert_formats)]
+fn invite(
+    /// Their address.
+    #[schemars(email)]
+    email: String,
+    /// Where their profile is, if anywhere.
+    #[schemars(url)]
+    profile: Option<String>,
+    /// The day of the meeting.
+    #[schemars(extend("format" = "date"))]
+    day: Option<String>,
+    /// How many, in a number format (the type's range; not a string format).
+    seats: Option<u8>,
+) -> String {
+    format!("{email} {profile:?} {day:?} {seats:?}")
+}
+
+/// Measures feet.
+#[tool(assert_formats)]
+fn measure(
+    /// The size.
+    size: ShoeSize,
+) -> String {
+    size.0
+}
+
+#[test]
+fn a_tool_that_asserts_formats_refuses_strings_outside_them() {
+    let mut ctx = Ctx::new();
+    ctx.plugin::<Invite>().unwrap();
+    // The schema the model sees is unchanged by asserting.
+    let schema = Invite.definition().input_schema();
+    assert_eq!(
+        schema["properties"]["email"],
+        json!({"type": "string", "format": "email", "description": "Their address."})
+    );
+    assert_eq!(
+        call(&ctx, "invite", json!({"email": "ada@example.com", "profile": "https://example.com/ada", "day": "2026-12-03", "seats": 3})).text,
+        r#"ada@example.com Some("https://example.com/ada") Some("2026-12-03") Some(3)"#
+    );
+    assert_eq!(
+        refused(&ctx, "invite", json!({"email": "not an address"})),
+        r#"email: expected a string in the format "email", got "not an address""#
+    );
+    // Under a union (an `Option`) too.
+    assert_eq!(
+        refused(
+            &ctx,
+            "invite",
+            json!({"email": "a@b.c", "profile": "no scheme"})
+        ),
+        r#"profile: expected a string or null in the format "uri", got "no scheme""#
+    );
+    assert_eq!(
+        refused(
+            &ctx,
+            "invite",
+            json!({"email": "a@b.c", "day": "2026-02-30"})
+        ),
+        r#"day: expected a string or null in the format "date", got "2026-02-30""#
+    );
+    assert!(!call(&ctx, "invite", json!({"email": "a@b.c", "profile": null})).is_error);
+}
+
+#[test]
+fn a_format_no_checker_knows_fails_the_tool_at_load_naming_it() {
+    let error = Ctx::new().plugin::<Measure>().map(|_| ()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains(r#"format "shoe-size" is not one this runtime can assert"#),
+        "{error}"
     );
 }

@@ -19,10 +19,12 @@ pub(crate) struct Attrs {
     pub hints: Vec<(&'static str, bool)>,
     /// `blocking`: the synchronous function blocks, and runs off an async host's executor.
     pub blocking: Option<proc_macro2::TokenStream>,
+    /// `assert_formats`: the `format` of every string argument is checked, not only shown.
+    pub assert_formats: bool,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `assert_formats`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -36,6 +38,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut allow_undocumented = SetOnce::new(cx, "allow_undocumented");
     let mut title = SetOnce::new(cx, "title");
     let mut blocking = SetOnce::new(cx, "blocking");
+    let mut assert_formats = SetOnce::new(cx, "assert_formats");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -88,6 +91,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             }
         } else if meta.path.is_ident("blocking") {
             blocking.set(&key, key.clone());
+        } else if meta.path.is_ident("assert_formats") {
+            assert_formats.set(&key, ());
         } else if meta.path.is_ident("allow_undocumented") {
             allow_undocumented.set(&key, ());
         } else if meta.path.is_ident("type_name") {
@@ -133,6 +138,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         title: title.value,
         hints,
         blocking: blocking.value,
+        assert_formats: assert_formats.value.is_some(),
     }
 }
 

@@ -200,6 +200,8 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         }
     });
 
+    let assert_formats = tool.attrs.assert_formats;
+
     // The title and hints declared, and nothing else.
     let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
         let title = tool.attrs.title.iter();
@@ -322,7 +324,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                 fn definition(&self) -> &#rt::Definition {
                     static __TOOL_DEFINITION: #rt::DefinitionCell = #rt::DefinitionCell::new();
                     __TOOL_DEFINITION.get_or_init(|| {
-                        #rt::Definition::from_args(#name, __TOOL_DESCRIPTION, &[#(#arg_specs),*])
+                        #rt::Definition::from_args(#name, __TOOL_DESCRIPTION, &[#(#arg_specs),*], #assert_formats)
                             #annotations
                             #output_schema
                     })

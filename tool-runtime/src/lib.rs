@@ -229,6 +229,10 @@ pub use tool::{Invocation, Tool};
 ///   awaits the call on a tokio runtime it runs on the runtime's blocking threads, and the
 ///   executor goes on with other calls meanwhile. Without it a synchronous tool runs on the
 ///   calling thread, which suits quick ones (`todo_write`). On an `async fn` it is an error.
+/// - `assert_formats`: the `format` of every string argument (`email`, `date`, `uri`, …) is
+///   checked before the tool runs, not only shown to the model, which is JSON Schema's default.
+///   Needs the runtime's `formats` feature; a tool that asserts a format with no checker, or
+///   asserts without the feature, fails to load, saying which.
 /// - `allow_undocumented`: see below.
 ///
 /// # Undocumented parameters

@@ -50,3 +50,13 @@ pub fn bump(
     let page = options.and_then(|o| o.page_size).unwrap_or(10);
     Ok(format!("+{}{label}, page {page}", by.0 * times))
 }
+
+/// Sends a note to an address.
+#[tool(assert_formats)]
+pub fn notify(
+    /// The address.
+    #[schemars(email)]
+    to: String,
+) -> String {
+    format!("sent to {to}")
+}

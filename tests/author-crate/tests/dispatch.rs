@@ -53,3 +53,18 @@ fn the_schema_says_what_is_enforced() {
         false
     );
 }
+
+#[test]
+fn asserting_formats_without_the_runtimes_formats_feature_fails_at_load_saying_so() {
+    // This crate depends on tool-runtime without its `formats` feature.
+    let error = Ctx::new()
+        .plugin::<author_crate::Notify>()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("asserting formats needs tool-runtime's `formats` feature"),
+        "{error}"
+    );
+}

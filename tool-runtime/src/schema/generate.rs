@@ -39,7 +39,12 @@ impl Definition {
     /// Descriptions are inserted after schemars has produced the argument schemas, so nothing
     /// reshapes them: they reach the model byte for byte.
     #[doc(hidden)]
-    pub fn from_args(name: &'static str, description: &'static str, args: &[ArgSpec]) -> Self {
+    pub fn from_args(
+        name: &'static str,
+        description: &'static str,
+        args: &[ArgSpec],
+        assert_formats: bool,
+    ) -> Self {
         let mut generator = generator();
         let mut properties = Map::new();
         let mut required = Vec::new();
@@ -68,7 +73,7 @@ impl Definition {
         let mut schema = Value::Object(schema);
         // Before normalization, which drops the integer formats that tell a type's own range
         // from a declared one.
-        let plan = validate::close_and_plan(&mut schema);
+        let plan = validate::close_and_plan(&mut schema, assert_formats);
         if !definitions.is_empty()
             && let Value::Object(schema) = &mut schema
         {

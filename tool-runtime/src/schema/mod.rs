@@ -72,7 +72,9 @@ impl Definition {
                 names.join("`, `")
             )
         });
-        let schema_error = recursive.or_else(|| validate::check_patterns(&input_schema).err());
+        let schema_error = recursive
+            .or_else(|| validate::check_patterns(&input_schema).err())
+            .or_else(|| plan.check_formats().err());
         Definition {
             name,
             description,

@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::pattern;
+use super::{format, pattern};
 
 use crate::text::quote as quote_found;
 
@@ -238,6 +238,15 @@ fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
                 expected(schema)
             ));
         }
+    }
+    if let Some(Value::String(name)) = schema.get(format::ASSERTED)
+        && !format::matches(name, text)
+    {
+        return Some(format!(
+            "expected {}, got {}",
+            expected(schema),
+            quote_found(text)
+        ));
     }
     if let Some(Value::String(regex)) = schema.get("pattern")
         && !pattern::matches(regex, text)
@@ -565,6 +574,9 @@ fn expected(schema: &Map<String, Value>) -> String {
     }
     if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
         phrase.push_str(" of unique items");
+    }
+    if let Some(Value::String(name)) = schema.get(format::ASSERTED) {
+        let _ = write!(phrase, " in the format {}", quote_found(name));
     }
     if let Some(Value::String(regex)) = schema.get("pattern") {
         let _ = write!(phrase, " matching {}", quote_found(regex));

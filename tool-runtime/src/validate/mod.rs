@@ -1,9 +1,10 @@
 //! Checking JSON values against a tool's input schema: every validation keyword the schema
 //! carries, in the schema's own words ([`check`]), the regular expressions of `pattern`
-//! ([`pattern`]), and the plan of what a tool's argument types leave to be checked after they
+//! ([`pattern`]), the formats a tool asserts ([`format`]), and the plan of what a tool's argument types leave to be checked after they
 //! parsed ([`plan`]).
 
 mod check;
+mod format;
 mod pattern;
 mod plan;
 

@@ -53,6 +53,13 @@ impl Plan {
         Plan { pruned, root }
     }
 
+    /// Builds the checker of every format the plan asserts; the first that cannot be built, why.
+    pub(crate) fn check_formats(&self) -> Result<(), String> {
+        self.pruned
+            .as_ref()
+            .map_or(Ok(()), super::format::check_formats)
+    }
+
     /// Whether nothing is left to check.
     pub(crate) fn is_empty(&self) -> bool {
         self.root.is_none()
@@ -91,6 +98,7 @@ struct Node {
     items_count: (Option<u64>, Option<u64>),
     members_count: (Option<u64>, Option<u64>),
     pattern: Option<Arc<regex::Regex>>,
+    format: Option<super::format::Compiled>,
     /// The names the object declares, and whether it is closed to others here.
     names: Vec<String>,
     closed: bool,
@@ -144,6 +152,10 @@ impl Node {
         node.members_count = (count("minProperties"), count("maxProperties"));
         node.min_length = schema.get("minLength").and_then(Value::as_u64);
         node.max_length = schema.get("maxLength").and_then(Value::as_u64);
+        node.format = schema
+            .get(super::format::ASSERTED)
+            .and_then(Value::as_str)
+            .map(super::format::compiled);
         node.pattern = schema
             .get("pattern")
             .and_then(Value::as_str)
@@ -198,6 +210,11 @@ impl Node {
             {
                 return true;
             }
+        }
+        if let Some(Ok(checker)) = &self.format
+            && !super::format::accepts(checker, text)
+        {
+            return true;
         }
         self.pattern
             .as_ref()
@@ -256,8 +273,10 @@ impl Node {
 ///
 /// Open maps stay open: a `HashMap`, a `serde_json::Map` and a `#[serde(flatten)]` map each say
 /// what other members may be (`additionalProperties` is a schema or `true`).
-pub(crate) fn close_and_plan(schema: &mut Value) -> Plan {
-    Plan::of(prune(schema))
+///
+/// With `formats`, the `format` of every string is asserted too (see [`super::format`]).
+pub(crate) fn close_and_plan(schema: &mut Value, formats: bool) -> Plan {
+    Plan::of(prune(schema, formats))
 }
 
 /// The range schemars' integer `format` implies, which the integer type enforces.
@@ -277,7 +296,7 @@ pub(crate) fn implied_range(format: &str) -> (Option<Value>, Option<Value>) {
 }
 
 /// Closes the open objects under `node` and returns the checks left at it, if any.
-fn prune(node: &mut Value) -> Option<Value> {
+fn prune(node: &mut Value, formats: bool) -> Option<Value> {
     let Value::Object(object) = node else {
         return None;
     };
@@ -292,6 +311,16 @@ fn prune(node: &mut Value) -> Option<Value> {
             out.insert((*key).to_owned(), value.clone());
         }
     }
+    if formats
+        && super::format::applies(object)
+        && let Some(format) = object.get("format").and_then(Value::as_str)
+    {
+        out.insert(super::format::ASSERTED.to_owned(), format.into());
+        // For the message's words ("a string in the format …"); the type is checked already.
+        if let Some(kind) = object.get("type") {
+            out.insert("type".to_owned(), kind.clone());
+        }
+    }
     if let Some(format) = object.get("format").and_then(Value::as_str) {
         let (min, max) = implied_range(format);
         for (key, implied) in [("minimum", min), ("maximum", max)] {
@@ -304,7 +333,7 @@ fn prune(node: &mut Value) -> Option<Value> {
     let mut properties = Map::new();
     if let Some(Value::Object(members)) = object.get_mut("properties") {
         for (name, member) in members.iter_mut() {
-            match prune(member) {
+            match prune(member, formats) {
                 Some(pruned) => {
                     properties.insert(name.clone(), pruned);
                 }
@@ -321,7 +350,7 @@ fn prune(node: &mut Value) -> Option<Value> {
     }
     for key in ["items", "additionalProperties"] {
         if let Some(child) = object.get_mut(key)
-            && let Some(pruned) = prune(child)
+            && let Some(pruned) = prune(child, formats)
         {
             out.insert(key.to_owned(), pruned);
         }
@@ -338,7 +367,8 @@ fn prune(node: &mut Value) -> Option<Value> {
         out.insert("properties".into(), properties.into());
     }
     if let Some(Value::Array(prefix)) = object.get_mut("prefixItems") {
-        let pruned: Vec<Option<Value>> = prefix.iter_mut().map(prune).collect();
+        let pruned: Vec<Option<Value>> =
+            prefix.iter_mut().map(|item| prune(item, formats)).collect();
         if pruned.iter().any(Option::is_some) {
             let pruned = pruned
                 .into_iter()
@@ -353,14 +383,34 @@ fn prune(node: &mut Value) -> Option<Value> {
         if let Some(Value::Array(branches)) = object.get_mut(key) {
             let mut checked = false;
             for branch in branches.iter_mut() {
-                checked |= prune(branch).is_some();
+                checked |= prune(branch, formats).is_some();
             }
             if checked {
-                out.insert(key.to_owned(), Value::Array(branches.clone()));
+                let mut branches = Value::Array(branches.clone());
+                if formats {
+                    assert_formats(&mut branches);
+                }
+                out.insert(key.to_owned(), branches);
             }
         }
     }
     (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// Marks every string `format` under `node` as asserted, for a schema checked whole.
+fn assert_formats(node: &mut Value) {
+    match node {
+        Value::Object(object) => {
+            if super::format::applies(object)
+                && let Some(format) = object.get("format").cloned()
+            {
+                object.insert(super::format::ASSERTED.to_owned(), format);
+            }
+            object.values_mut().for_each(assert_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(assert_formats),
+        _ => {}
+    }
 }
 
 /// Whether a schema is a struct's: an object with declared members.
@@ -515,7 +565,7 @@ mod tests {
                 "required": ["status"], "additionalProperties": false}},
             "n": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255}},
             "additionalProperties": false});
-        assert!(close_and_plan(&mut schema).is_empty());
+        assert!(close_and_plan(&mut schema, false).is_empty());
     }
 
     #[test]
@@ -526,7 +576,7 @@ mod tests {
             "page": {"type": "object", "properties": {"pageSize": {"type": "integer"}}},
             "map": {"type": "object", "additionalProperties": {"type": "integer"}}},
             "additionalProperties": false});
-        let plan = close_and_plan(&mut schema);
+        let plan = close_and_plan(&mut schema, false);
         assert_eq!(
             plan.pruned,
             Some(json!({"properties": {
