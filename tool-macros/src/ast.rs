@@ -33,7 +33,8 @@ pub(crate) struct Param {
 }
 
 pub(crate) enum Kind {
-    /// Filled by the call or the host, never by the model: `&Exec`, `Agent`, `Option<Agent>`,
+    /// Filled by the call or the host, never by the model: `&Exec`, `Agent`, `Cancel`,
+    /// `Progress`, `Option<Agent>`,
     /// `Service<T>`, `Option<Service<T>>`. `injects` is the `T` of a `Service<T>`, a host service
     /// the tool's plugin cannot load without.
     Context { injects: Option<Box<Type>> },
@@ -224,7 +225,12 @@ fn classify(ty: &Type) -> Kind {
         {
             Kind::Context { injects: None }
         }
-        _ if last_ident_is(ty, "Agent") => Kind::Context { injects: None },
+        _ if ["Agent", "Cancel", "Progress"]
+            .iter()
+            .any(|name| last_ident_is(ty, name)) =>
+        {
+            Kind::Context { injects: None }
+        }
         _ => match single_type_arg(ty) {
             Some(("Option", inner)) if last_ident_is(inner, "Agent") => {
                 Kind::Context { injects: None }

@@ -21,10 +21,12 @@ pub(crate) struct Attrs {
     pub blocking: Option<proc_macro2::TokenStream>,
     /// `assert_formats`: the `format` of every string argument is checked, not only shown.
     pub assert_formats: bool,
+    /// `timeout = "30s"`: how long a call may run, and the literal it was read from.
+    pub timeout: Option<(std::time::Duration, LitStr)>,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `assert_formats`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `timeout`, `assert_formats`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -39,6 +41,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut title = SetOnce::new(cx, "title");
     let mut blocking = SetOnce::new(cx, "blocking");
     let mut assert_formats = SetOnce::new(cx, "assert_formats");
+    let mut timeout = SetOnce::new(cx, "timeout");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -91,6 +94,24 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             }
         } else if meta.path.is_ident("blocking") {
             blocking.set(&key, key.clone());
+        } else if meta.path.is_ident("timeout") {
+            let value: Expr = meta.value()?.parse()?;
+            let parsed = match &value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => humantime::parse_duration(&lit.value())
+                    .ok()
+                    .filter(|duration| !duration.is_zero())
+                    .map(|duration| (duration, lit.clone())),
+                _ => None,
+            };
+            match parsed {
+                Some(parsed) => timeout.set(&key, parsed),
+                None => cx.error_spanned_by(
+                    value,
+                    "expected a duration longer than zero as a string literal: `timeout = \"30s\"`, `\"500ms\"`, `\"2m\"`",
+                ),
+            }
         } else if meta.path.is_ident("assert_formats") {
             assert_formats.set(&key, ());
         } else if meta.path.is_ident("allow_undocumented") {
@@ -139,6 +160,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         hints,
         blocking: blocking.value,
         assert_formats: assert_formats.value.is_some(),
+        timeout: timeout.value,
     }
 }
 

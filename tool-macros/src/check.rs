@@ -20,6 +20,15 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
             "`blocking` is for a synchronous function that blocks; an `async fn` yields instead",
         );
     }
+    if let Some((_, literal)) = &tool.attrs.timeout
+        && tool.item.sig.asyncness.is_none()
+        && tool.attrs.blocking.is_none()
+    {
+        cx.error_spanned_by(
+            literal,
+            "`timeout` needs an `async fn` or `#[tool(blocking)]`: a plain synchronous tool runs on its caller's thread, where nothing can cut it short",
+        );
+    }
     let mut names = std::collections::HashSet::new();
     for param in &tool.params {
         plain_name(cx, &param.pat);

@@ -201,6 +201,10 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
     });
 
     let assert_formats = tool.attrs.assert_formats;
+    let timeout = tool.attrs.timeout.as_ref().map(|(duration, _)| {
+        let (secs, nanos) = (duration.as_secs(), duration.subsec_nanos());
+        quote!(.with_timeout(::core::time::Duration::new(#secs, #nanos)))
+    });
 
     // The title and hints declared, and nothing else.
     let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
@@ -327,6 +331,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                         #rt::Definition::from_args(#name, __TOOL_DESCRIPTION, &[#(#arg_specs),*], #assert_formats)
                             #annotations
                             #output_schema
+                            #timeout
                     })
                 }
 

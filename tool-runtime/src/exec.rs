@@ -1,6 +1,11 @@
 //! The per-call context a host builds for each model tool call.
 
+use std::fmt;
+use std::sync::Arc;
+
 use crate::agent::Agent;
+use crate::cancel::Cancel;
+use crate::progress::{ProgressSink, ProgressUpdate};
 
 /// The context of one tool call, built by the host: who called and which call it is.
 ///
@@ -14,7 +19,7 @@ use crate::agent::Agent;
 /// assert_eq!(exec.agent.as_ref().map(|a| a.id()), Some("agent-1"));
 /// assert_eq!(exec.call_id.as_deref(), Some("call_42"));
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct Exec {
     /// The agent that owns the call, if any. Tools that take an `Agent` parameter reject calls
@@ -22,6 +27,11 @@ pub struct Exec {
     pub agent: Option<Agent>,
     /// The provider's id for this tool call, if the host has one.
     pub call_id: Option<String>,
+    /// The call's cancellation: the host cancels it, the call answers
+    /// `Error: <tool> was cancelled`, and a tool that takes a [`Cancel`] sees it.
+    pub cancel: Cancel,
+    /// Who hears the progress a tool reports (see [`Progress`](crate::Progress)), if anyone.
+    pub progress: Option<ProgressSink>,
 }
 
 impl Exec {
@@ -34,7 +44,7 @@ impl Exec {
     pub fn for_agent(agent: Agent) -> Self {
         Exec {
             agent: Some(agent),
-            call_id: None,
+            ..Exec::default()
         }
     }
 
@@ -43,5 +53,30 @@ impl Exec {
     pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
         self.call_id = Some(call_id.into());
         self
+    }
+
+    /// The same context, cancelled through `cancel` (a clone the host keeps).
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The same context, with the progress its tool reports going to `sink`.
+    #[must_use]
+    pub fn with_progress(mut self, sink: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+}
+
+impl fmt::Debug for Exec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Exec")
+            .field("agent", &self.agent)
+            .field("call_id", &self.call_id)
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .finish()
     }
 }

@@ -1,8 +1,10 @@
 //! Context parameters: what a tool function receives from the call and the host, not the model.
 
 use crate::agent::Agent;
+use crate::cancel::Cancel;
 use crate::exec::Exec;
 use crate::output::ToolOutput;
+use crate::progress::Progress;
 use crate::refusal;
 use crate::service::Service;
 use crate::tool::Invocation;
@@ -11,7 +13,8 @@ use crate::tool::Invocation;
 /// model's arguments, and never appears in the schema.
 ///
 /// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
-/// rejected), `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
+/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress),
+/// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
 /// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
 /// host provides none). Resolution fails with a value, never a panic.
 ///
@@ -20,7 +23,7 @@ use crate::tool::Invocation;
 /// needs from its host is a [`Service<T>`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter of a #[tool] function",
-    note = "context parameters are `&Exec`, `Agent`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
+    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized + sealed::Sealed {
     /// Resolves the parameter for this call.
@@ -30,6 +33,22 @@ pub trait FromCall<'a>: Sized + sealed::Sealed {
 impl<'a> FromCall<'a> for &'a Exec {
     fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
         Ok(call.exec)
+    }
+}
+
+impl<'a> FromCall<'a> for Cancel {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(call.cancel.clone())
+    }
+}
+
+impl<'a> FromCall<'a> for Progress {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(Progress::new(
+            call.exec.progress.as_ref(),
+            call.tool,
+            call.exec.call_id.as_deref(),
+        ))
     }
 }
 
@@ -64,7 +83,9 @@ impl<'a, T: Send + Sync + 'static> FromCall<'a> for Option<Service<T>> {
 
 mod sealed {
     use crate::agent::Agent;
+    use crate::cancel::Cancel;
     use crate::exec::Exec;
+    use crate::progress::Progress;
     use crate::service::Service;
 
     /// Only the context parameters `#[tool]` recognizes implement [`FromCall`](super::FromCall).
@@ -72,6 +93,8 @@ mod sealed {
 
     impl Sealed for &Exec {}
     impl Sealed for Agent {}
+    impl Sealed for Cancel {}
+    impl Sealed for Progress {}
     impl Sealed for Option<Agent> {}
     impl<T: ?Sized> Sealed for Service<T> {}
     impl<T: ?Sized> Sealed for Option<Service<T>> {}

@@ -5,6 +5,9 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
+
+use crate::cancel::Cancel;
 
 use crate::output::ToolOutput;
 use crate::refusal;
@@ -119,6 +122,49 @@ impl<'a> ToolFuture<'a> {
                     .unwrap_or_else(|payload| refusal::panicked(tool, payload.as_ref()))
             }),
         }
+    }
+
+    /// Whether the result is ready without waiting (a synchronous tool's).
+    pub(crate) fn is_ready(&self) -> bool {
+        matches!(self.0, Inner::Ready(_))
+    }
+
+    /// The same call, answered `Error: <tool> was cancelled` as soon as `cancel` is, and
+    /// `Error: <tool> timed out after …` when `timeout` passes first, which cancels `cancel`
+    /// for the tool to see. A result that is ready first wins.
+    ///
+    /// What is cut is dropped: an `async` tool stops at the `.await` it is in; a blocking one
+    /// keeps its thread until it returns (nothing can stop a thread from outside), and its
+    /// result is thrown away.
+    pub(crate) fn guarded(self, tool: &'a str, cancel: Cancel, timeout: Option<Duration>) -> Self {
+        let mut inner = self;
+        ToolFuture::boxed(async move {
+            let mut deadline = match timeout {
+                // A runtime without a timer panics here: said in words instead.
+                Some(after) => match catch_unwind(|| tokio::time::sleep(after)) {
+                    Ok(sleep) => Some((Box::pin(sleep), after)),
+                    Err(_) => return refusal::no_timer(tool),
+                },
+                None => None,
+            };
+            let mut cancelled = std::pin::pin!(cancel.cancelled());
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(output) = Pin::new(&mut inner).poll(cx) {
+                    return Poll::Ready(output);
+                }
+                if cancelled.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(refusal::cancelled(tool));
+                }
+                if let Some((sleep, after)) = &mut deadline
+                    && sleep.as_mut().poll(cx).is_ready()
+                {
+                    cancel.cancel();
+                    return Poll::Ready(refusal::timed_out(tool, *after));
+                }
+                Poll::Pending
+            })
+            .await
+        })
     }
 
     pub(crate) fn named(mut self, name: &'a str) -> Self {

@@ -86,10 +86,12 @@ mod service;
 // arguments, and what comes back.
 mod args;
 mod batch;
+mod cancel;
 mod exec;
 mod from_call;
 mod future;
 mod output;
+mod progress;
 mod refusal;
 mod tool;
 // What the model sees of a tool, and how values are held to it.
@@ -107,6 +109,7 @@ pub mod text;
 pub use agent::Agent;
 pub use args::ModelArg;
 pub use batch::ToolCall;
+pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
 pub use error::{LoadError, SessionError, ToolError};
 pub use event::Event;
@@ -114,6 +117,7 @@ pub use exec::Exec;
 pub use from_call::FromCall;
 pub use future::ToolFuture;
 pub use output::{IntoToolOutput, StructuredOutput, ToolOutput};
+pub use progress::{Progress, ProgressSink, ProgressUpdate};
 pub use registry::{DEFAULT_MAX_ARGS_BYTES, ToolRegistry};
 pub use schema::{Annotations, Definition, Dialect, DialectError};
 pub use service::{Service, ServiceKey};

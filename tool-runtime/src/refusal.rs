@@ -67,3 +67,33 @@ pub(crate) fn panicked(tool: &str, payload: &(dyn Any + Send)) -> ToolOutput {
         .unwrap_or("no message");
     ToolOutput::error(format_args!("{tool} panicked: {message}"))
 }
+
+/// The host cancelled the call.
+pub(crate) fn cancelled(tool: &str) -> ToolOutput {
+    ToolOutput::error(format_args!("{tool} was cancelled"))
+}
+
+/// The call ran past its deadline.
+pub(crate) fn timed_out(tool: &str, after: std::time::Duration) -> ToolOutput {
+    ToolOutput::error(format_args!("{tool} timed out after {}", seconds(after)))
+}
+
+/// A deadline could not be kept: the runtime that polls the call has no timer.
+pub(crate) fn no_timer(tool: &str) -> ToolOutput {
+    ToolOutput::error(format_args!(
+        "{tool} has a timeout, and the tokio runtime running it has no timer (build it with `enable_time`)"
+    ))
+}
+
+/// A duration as people read it: `30 s`, `1.5 s`, `250 ms`.
+fn seconds(duration: std::time::Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1000 {
+        format!("{millis} ms")
+    } else if millis.is_multiple_of(1000) {
+        format!("{} s", millis / 1000)
+    } else {
+        let text = format!("{:.3}", duration.as_secs_f64());
+        format!("{} s", text.trim_end_matches('0'))
+    }
+}

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use crate::error::LoadError;
 use crate::exec::Exec;
@@ -22,6 +23,8 @@ pub struct ToolRegistry {
     by_name: HashMap<String, usize>,
     pub(crate) services: Services,
     max_args_bytes: usize,
+    /// The deadline of a call whose tool declares none.
+    default_timeout: Option<Duration>,
     /// The dialects every tool must render in, checked when it is registered.
     required_dialects: Vec<Dialect>,
     /// Every definition in one dialect, as one JSON array, computed once per set of tools.
@@ -35,6 +38,7 @@ impl Default for ToolRegistry {
             by_name: HashMap::new(),
             services: Services::default(),
             max_args_bytes: DEFAULT_MAX_ARGS_BYTES,
+            default_timeout: None,
             required_dialects: Vec::new(),
             definitions_by_dialect: Default::default(),
         }
@@ -134,6 +138,22 @@ impl ToolRegistry {
         self.max_args_bytes
     }
 
+    /// Sets the deadline of a call whose tool declares none (`#[tool(timeout = "…")]`); `None`,
+    /// the default, lets such calls run as long as they take. A call past its deadline answers
+    /// `Error: <tool> timed out after <duration>` and its [`Cancel`](crate::Cancel) is cancelled.
+    ///
+    /// Deadlines apply to the calls that can be cut short: `async` and `#[tool(blocking)]`
+    /// tools. A plain synchronous tool runs on its caller's thread and has answered before a
+    /// deadline could be looked at.
+    pub fn set_default_timeout(&mut self, timeout: Option<Duration>) {
+        self.default_timeout = timeout;
+    }
+
+    /// The deadline of a call whose tool declares none.
+    pub fn default_timeout(&self) -> Option<Duration> {
+        self.default_timeout
+    }
+
     /// The tool of this name.
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
         self.by_name.get(name).map(|&index| &*self.tools[index])
@@ -162,14 +182,29 @@ impl ToolRegistry {
         if args.len() > self.max_args_bytes {
             return ToolFuture::ready(refusal::args_too_large(args.len(), self.max_args_bytes));
         }
+        if exec.cancel.is_cancelled() {
+            return ToolFuture::ready(refusal::cancelled(tool_name));
+        }
+        let timeout = tool.definition().timeout().or(self.default_timeout);
+        // A call with a deadline has a cancellation of its own, which the deadline triggers.
+        let cancel = match timeout {
+            Some(_) => exec.cancel.child(),
+            None => exec.cancel.clone(),
+        };
         let call = Invocation {
             exec,
             args,
             services: &self.services,
             tool: tool_name,
+            cancel: cancel.clone(),
         };
         match catch_unwind(AssertUnwindSafe(|| tool.call(call))) {
-            Ok(future) => future.named(tool_name),
+            // A synchronous tool's result is ready: it ran, and there is nothing to cut short.
+            Ok(future) if future.is_ready() => future,
+            Ok(future) => future
+                .named(tool_name)
+                .guarded(tool_name, cancel, timeout)
+                .named(tool_name),
             Err(payload) => ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref())),
         }
     }

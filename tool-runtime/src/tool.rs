@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::cancel::Cancel;
 use crate::exec::Exec;
 use crate::future::ToolFuture;
 use crate::schema::Definition;
@@ -19,7 +20,7 @@ pub trait Tool: Send + Sync + 'static {
 
 /// One invocation of a tool, as [`Tool::call`] receives it: the host's context for the call and
 /// the model's raw arguments.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Invocation<'a> {
     /// The host's context for the call.
     pub exec: &'a Exec,
@@ -27,6 +28,8 @@ pub struct Invocation<'a> {
     pub args: &'a str,
     pub(crate) services: &'a Services,
     pub(crate) tool: &'a str,
+    /// The call's own cancellation: the host's, or a child of it when the call has a deadline.
+    pub(crate) cancel: Cancel,
 }
 
 impl<'a> Invocation<'a> {

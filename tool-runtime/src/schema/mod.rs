@@ -18,6 +18,8 @@ pub(crate) use normalize::normalize;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use crate::validate::{self, Plan};
@@ -36,6 +38,8 @@ pub struct Definition {
     annotations: Annotations,
     /// The normalized schema of the data the tool returns, if it returns data.
     output_schema: Option<Value>,
+    /// How long a call may run, if the tool says.
+    timeout: Option<Duration>,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -83,6 +87,7 @@ impl Definition {
             plan,
             annotations: Annotations::new(),
             output_schema: None,
+            timeout: None,
             rendered: Default::default(),
         }
     }
@@ -102,6 +107,21 @@ impl Definition {
         self.output_schema = Some(normalize(schema));
         self.rendered = Default::default();
         self
+    }
+
+    /// The same definition for a tool whose calls may run for `timeout` at most
+    /// (`#[tool(timeout = "30s")]`): past it, a call answers `Error: <tool> timed out after 30 s`
+    /// and its [`Cancel`](crate::Cancel) is cancelled. It is not part of what a model sees.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long a call may run, if the tool says; else the host's default applies
+    /// ([`ToolRegistry::set_default_timeout`](crate::ToolRegistry::set_default_timeout)).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     /// The schema of the data the tool returns, if it returns data rather than text.
