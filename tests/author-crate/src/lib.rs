@@ -60,3 +60,101 @@ pub fn notify(
 ) -> String {
     format!("sent to {to}")
 }
+
+/// The weather in a city, as data.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct Weather {
+    /// The city.
+    pub city: String,
+    /// Degrees Celsius.
+    pub temp_c: f64,
+    /// What the sky is like.
+    pub sky: Sky,
+}
+
+/// What the sky is like.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sky {
+    /// Not a cloud.
+    Clear,
+    /// Some clouds.
+    Cloudy,
+}
+
+/// Tells the weather in a city.
+#[tool(
+    title = "Weather",
+    read_only,
+    idempotent,
+    open_world = false,
+    type_name = "WeatherTool"
+)]
+pub fn weather(
+    /// The city.
+    city: String,
+) -> Result<Weather, ToolError> {
+    if city.is_empty() {
+        return Err(ToolError::new("name a city"));
+    }
+    let sky = if city.len() % 2 == 0 {
+        Sky::Clear
+    } else {
+        Sky::Cloudy
+    };
+    Ok(Weather {
+        city,
+        temp_c: 21.5,
+        sky,
+    })
+}
+
+/// The forecast for several days: a list, so MCP gets it as `{"result": […]}`.
+#[tool]
+pub fn outlook(
+    /// How many days.
+    #[schemars(range(min = 1, max = 7))]
+    days: u32,
+) -> Vec<f64> {
+    (0..days).map(|day| 20.0 + f64::from(day) / 2.0).collect()
+}
+
+/// Waits on tokio's timer.
+#[tool(timeout = "20s")]
+pub async fn nap(
+    /// How long, in milliseconds.
+    ms: u64,
+) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    format!("slept {ms} ms")
+}
+
+/// Blocks its thread, as file I/O or a subprocess does.
+#[tool(blocking)]
+pub fn tally(
+    /// How long, in milliseconds.
+    ms: u64,
+) -> String {
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    format!("blocked {ms} ms")
+}
+
+/// Surveys some sites, reporting each, until done or cancelled.
+#[tool(timeout = "10m")]
+pub async fn survey(
+    cancel: tool_runtime::Cancel,
+    progress: tool_runtime::Progress,
+    /// How many sites.
+    sites: u32,
+    /// How long each takes, in milliseconds.
+    ms: u64,
+) -> String {
+    for site in 1..=sites {
+        if cancel.is_cancelled() {
+            return format!("stopped after {} sites", site - 1);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        progress.report(site, sites, format!("surveyed site {site}"));
+    }
+    format!("surveyed {sites} sites")
+}

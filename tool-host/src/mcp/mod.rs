@@ -32,11 +32,13 @@ pub const MAX_ARGS_BYTES_CEILING: usize = 256 << 20;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool,
 };
+use rmcp::service::Peer;
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
-use tool_runtime::{Agent, Ctx, Dialect, Exec};
+use tool_runtime::{Agent, Cancel, Ctx, Dialect, Exec, ProgressUpdate};
 
 use crate::HostError;
 use transport::RawCall;
@@ -125,10 +127,20 @@ impl ServerHandler for McpServer {
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
-        let exec = Exec::for_agent(self.agent.clone());
+        // `notifications/cancelled` cancels the request's token, and so the call.
+        let mut exec =
+            Exec::for_agent(self.agent.clone()).with_cancel(Cancel::from(context.ct.clone()));
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForwarder::start(&mut exec, token, context.peer.clone()));
         let output = self.ctx.tools.call(&request.name, &exec, &args).await;
+        drop(exec);
         if let Some(raw) = raw {
             raw.ticket.finish();
+        }
+        if let Some(progress) = progress {
+            progress.finish().await;
         }
         // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
         // JSON text, for clients without structured results.
@@ -144,5 +156,67 @@ impl ServerHandler for McpServer {
         };
         result.structured_content = structured;
         Ok(result.into())
+    }
+}
+
+/// Sends a call's progress reports to the client that asked for them (with a `progressToken`),
+/// as `notifications/progress`, in the order reported and before the call's result.
+///
+/// Reports wait in a queue of [`ProgressForwarder::QUEUE`]; a tool that reports faster than the
+/// client reads loses the reports that find it full, never its own pace.
+struct ProgressForwarder {
+    finished: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    const QUEUE: usize = 64;
+
+    /// Starts forwarding the reports of the call `exec` is for.
+    fn start(exec: &mut Exec, token: ProgressToken, peer: Peer<RoleServer>) -> Self {
+        let (send, mut receive) = tokio::sync::mpsc::channel::<ProgressUpdate>(Self::QUEUE);
+        *exec = std::mem::take(exec).with_progress(move |update| {
+            let _ = send.try_send(update);
+        });
+        let (finished, mut finished_rx) = tokio::sync::oneshot::channel();
+        let notify = move |update: ProgressUpdate| {
+            let mut param = ProgressNotificationParam::new(token.clone(), update.done);
+            if let Some(total) = update.total {
+                param = param.with_total(total);
+            }
+            if let Some(message) = update.message {
+                param = param.with_message(message);
+            }
+            let peer = peer.clone();
+            async move { peer.notify_progress(param).await.is_ok() }
+        };
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    update = receive.recv() => match update {
+                        Some(update) => if !notify(update).await { return },
+                        None => return,
+                    },
+                    _ = &mut finished_rx => {
+                        // The call has answered: what it reported before is sent, then no more
+                        // (a blocking tool cut at its deadline may report on, unheard).
+                        while let Ok(update) = receive.try_recv() {
+                            if !notify(update).await {
+                                return;
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        ProgressForwarder { finished, task }
+    }
+
+    /// Sends what the call reported, then stops.
+    async fn finish(self) {
+        let _ = self.finished.send(());
+        let _ = self.task.await;
     }
 }

@@ -1,0 +1,110 @@
+"""author-host mcp (the author's tools behind toolhost's command line), driven by the official
+Python MCP SDK's client: output schemas, structured content, annotations and titles, progress
+notifications, and cancellation. Run by tests/mcp.rs with AUTHOR_HOST set to the binary; exits
+non-zero on the first mismatch."""
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+AUTHOR_HOST = os.environ["AUTHOR_HOST"]
+
+
+def text_of(result):
+    assert len(result.content) == 1, result
+    assert result.content[0].type == "text", result
+    return result.content[0].text
+
+
+async def check(session):
+    listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert sorted(listed) == ["bump", "nap", "outlook", "survey", "tally", "weather"], listed
+
+    # What a tool declares of itself, and nothing undeclared.
+    weather = listed["weather"]
+    assert weather.title == "Weather", weather
+    hints = weather.annotations
+    assert (hints.read_only_hint, hints.idempotent_hint, hints.open_world_hint) == \
+        (True, True, False), hints
+    assert hints.destructive_hint is None, hints
+    assert listed["nap"].title is None and listed["nap"].annotations is None, listed["nap"]
+
+    # Output schemas: an object's as it is, a list's wrapped as `result`.
+    schema = weather.output_schema
+    assert schema["type"] == "object", schema
+    assert list(schema["properties"]) == ["city", "temp_c", "sky"], schema
+    assert schema["properties"]["sky"]["enum"] == ["clear", "cloudy"], schema
+    outlook = listed["outlook"].output_schema
+    assert outlook["required"] == ["result"] and \
+        outlook["properties"]["result"]["type"] == "array", outlook
+    assert listed["nap"].output_schema is None
+
+    # Structured results, which the client validates against the output schemas it listed.
+    result = await session.call_tool("weather", {"city": "Oslo"})
+    assert not result.is_error, result
+    assert result.structured_content == {"city": "Oslo", "temp_c": 21.5, "sky": "clear"}, result
+    assert json.loads(text_of(result)) == result.structured_content
+    result = await session.call_tool("outlook", {"days": 3})
+    assert result.structured_content == {"result": [20.0, 20.5, 21.0]}, result
+    assert text_of(result) == "[20.0,20.5,21.0]"
+    # An error is text alone.
+    result = await session.call_tool("weather", {"city": ""})
+    assert result.is_error and text_of(result) == "Error: name a city", result
+    assert result.structured_content is None, result
+
+    # Progress: every report, in order, before the result.
+    heard = []
+
+    async def on_progress(progress, total, message):
+        heard.append((progress, total, message))
+
+    result = await session.call_tool(
+        "survey", {"sites": 3, "ms": 10}, progress_callback=on_progress)
+    assert text_of(result) == "surveyed 3 sites", result
+    assert heard == [(1.0, 3.0, "surveyed site 1"), (2.0, 3.0, "surveyed site 2"),
+                     (3.0, 3.0, "surveyed site 3")], heard
+
+    # Cancellation: the client gives up on a long survey and says so
+    # (`notifications/cancelled`). Calls run in arrival order, so the next call answering at
+    # once shows the survey was stopped, not left to run its 10 minutes.
+    try:
+        result = await session.call_tool(
+            "survey", {"sites": 10000, "ms": 50}, read_timeout_seconds=0.5)
+        raise AssertionError(f"the survey was not cut short: {result}")
+    except AssertionError:
+        raise
+    except Exception:
+        pass
+    result = await session.call_tool("nap", {"ms": 1}, read_timeout_seconds=20)
+    assert text_of(result) == "slept 1 ms", result
+
+    # Blocking calls in flight together are all answered.
+    results = await asyncio.gather(*(
+        session.call_tool("tally", {"ms": 10}) for _ in range(5)))
+    assert [text_of(r) for r in results] == ["blocked 10 ms"] * 5, results
+
+
+async def main():
+    with tempfile.TemporaryDirectory() as session_dir:
+        params = StdioServerParameters(
+            command=AUTHOR_HOST, args=["mcp", "--session-dir", session_dir])
+        with open(os.devnull, "w") as devnull:
+            async with stdio_client(params, errlog=devnull) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await check(session)
+    print("author host mcp: all checks passed")
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except Exception as error:  # noqa: BLE001 - the test reports whatever failed
+        import traceback
+        traceback.print_exc()
+        sys.exit(1)
