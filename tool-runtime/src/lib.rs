@@ -157,7 +157,8 @@ pub use tool::{Invocation, Tool};
 /// Parameters of these types are **context parameters**, filled by the host for each call and
 /// never part of the schema: `&Exec` (the call's context), `Agent` (the owning agent; a call
 /// without one is rejected with `Error: <tool> requires an owning agent session`),
-/// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin then injects) and
+/// `Option<Agent>`, [`Cancel`] (the call's cancellation), [`Progress`] (where it reports how far
+/// it is), `Service<T>` (a host service, which the tool's plugin then injects) and
 /// `Option<Service<T>>` (a host service the tool can do without). They are recognized by how they
 /// are spelled, so a type alias of one is read as a model argument and
 /// refused at compile time.
@@ -237,6 +238,10 @@ pub use tool::{Invocation, Tool};
 ///   checked before the tool runs, not only shown to the model, which is JSON Schema's default.
 ///   Needs the runtime's `formats` feature; a tool that asserts a format with no checker, or
 ///   asserts without the feature, fails to load, saying which.
+/// - `timeout = "30s"`: how long a call may run (a `humantime` duration, read at compile time).
+///   Past it the call answers `Error: <tool> timed out after 30 s` and its [`Cancel`] is
+///   cancelled. Only on an `async fn` or a `blocking` one: a plain synchronous tool runs on its
+///   caller's thread, where nothing can cut it short.
 /// - `allow_undocumented`: see below.
 ///
 /// # Undocumented parameters
