@@ -75,6 +75,7 @@ fn error(text: &str) -> ToolOutput {
         text: text.to_owned(),
         is_error: true,
         structured: None,
+        images: Box::default(),
     }
 }
 
@@ -83,6 +84,7 @@ fn success(text: &str) -> ToolOutput {
         text: text.to_owned(),
         is_error: false,
         structured: None,
+        images: Box::default(),
     }
 }
 

@@ -80,6 +80,14 @@ pub(crate) enum Command {
                 .range(0..=mcp::MAX_ARGS_BYTES_CEILING as u64),
         )]
         max_args_bytes: usize,
+        /// The largest result of one call (its text and images), in bytes; a larger one is
+        /// dropped and the model reads an error that says so.
+        #[arg(
+            long,
+            value_name = "BYTES",
+            default_value_t = tool_runtime::DEFAULT_MAX_RESULT_BYTES
+        )]
+        max_result_bytes: usize,
     },
     /// Print the current todo list of a session log, or its events.
     ///

@@ -129,17 +129,22 @@ impl Host {
                 return ExitCode::from(2);
             }
         };
-        let max_args_bytes = match &cli.command {
-            Command::Mcp { max_args_bytes, .. } => Some(*max_args_bytes),
+        let max_bytes = match &cli.command {
+            Command::Mcp {
+                max_args_bytes,
+                max_result_bytes,
+                ..
+            } => Some((*max_args_bytes, *max_result_bytes)),
             _ => None,
         };
         let mut host = self;
-        if max_args_bytes.is_some() {
+        if max_bytes.is_some() {
             host.dialects.push(Dialect::Mcp);
         }
         let ctx = host.build(|ctx| {
-            if let Some(max) = max_args_bytes {
-                ctx.tools.set_max_args_bytes(max);
+            if let Some((args, result)) = max_bytes {
+                ctx.tools.set_max_args_bytes(args);
+                ctx.tools.set_max_result_bytes(result);
             }
         });
         let result = ctx

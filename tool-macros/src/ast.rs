@@ -120,7 +120,7 @@ impl ToolFn {
             Type::Reference(_) | Type::ImplTrait(_) | Type::Never(_) => true,
             Type::Tuple(tuple) => tuple.elems.is_empty(),
             Type::Path(path) => path.path.segments.last().is_some_and(|last| {
-                ["String", "str", "Cow", "ToolOutput"]
+                ["String", "str", "Cow", "ToolOutput", "Image"]
                     .iter()
                     .any(|name| last.ident == name)
             }),

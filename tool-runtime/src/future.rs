@@ -124,6 +124,17 @@ impl<'a> ToolFuture<'a> {
         }
     }
 
+    /// The same result, replaced by a note that says so when it is larger than `max` bytes; for
+    /// a result that is ready.
+    pub(crate) fn capped(mut self, tool: &str, max: usize) -> Self {
+        if let Inner::Ready(output) = &mut self.0
+            && let Some(ready) = output.take()
+        {
+            *output = Some(refusal::capped(tool, ready, max));
+        }
+        self
+    }
+
     /// Whether the result is ready without waiting (a synchronous tool's).
     pub(crate) fn is_ready(&self) -> bool {
         matches!(self.0, Inner::Ready(_))
@@ -136,7 +147,13 @@ impl<'a> ToolFuture<'a> {
     /// What is cut is dropped: an `async` tool stops at the `.await` it is in; a blocking one
     /// keeps its thread until it returns (nothing can stop a thread from outside), and its
     /// result is thrown away.
-    pub(crate) fn guarded(self, tool: &'a str, cancel: Cancel, timeout: Option<Duration>) -> Self {
+    pub(crate) fn guarded(
+        self,
+        tool: &'a str,
+        cancel: Cancel,
+        timeout: Option<Duration>,
+        max_result_bytes: usize,
+    ) -> Self {
         let mut inner = self;
         ToolFuture::boxed(async move {
             let mut deadline = match timeout {
@@ -150,7 +167,7 @@ impl<'a> ToolFuture<'a> {
             let mut cancelled = std::pin::pin!(cancel.cancelled());
             std::future::poll_fn(|cx| {
                 if let Poll::Ready(output) = Pin::new(&mut inner).poll(cx) {
-                    return Poll::Ready(output);
+                    return Poll::Ready(refusal::capped(tool, output, max_result_bytes));
                 }
                 if cancelled.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(refusal::cancelled(tool));

@@ -19,6 +19,12 @@ pub struct ToolOutput {
     /// compact JSON is `text`, and hosts with structured results (MCP's `structuredContent`)
     /// send the value itself. `None` for text results and errors.
     pub structured: Option<serde_json::Value>,
+    /// Images the tool returned beside its text (a screenshot, a chart). Hosts that carry
+    /// images send them as such (MCP's `image` content); `text` names each one
+    /// (`[image: image/png, 48213 bytes]`), so a provider that takes text alone is told what
+    /// was returned and never gets raw bytes. A boxed slice, not a `Vec`: results are moved
+    /// often and almost all carry none, so the field stays two words.
+    pub images: Box<[Image]>,
 }
 
 impl ToolOutput {
@@ -28,6 +34,7 @@ impl ToolOutput {
             text: text.into(),
             is_error: false,
             structured: None,
+            images: Box::default(),
         }
     }
 
@@ -45,6 +52,7 @@ impl ToolOutput {
             text: value.to_string(),
             is_error: false,
             structured: Some(value),
+            images: Box::default(),
         }
     }
 
@@ -61,7 +69,96 @@ impl ToolOutput {
             text: format!("Error: {message}"),
             is_error: true,
             structured: None,
+            images: Box::default(),
         }
+    }
+}
+
+impl ToolOutput {
+    /// The same result with `image` beside its text, and a line in the text that names it.
+    ///
+    /// ```
+    /// # use tool_runtime::{Image, ToolOutput};
+    /// let out = ToolOutput::success("The chart:").with_image(Image::new("image/png", vec![0; 1200]));
+    /// assert_eq!(out.text, "The chart:\n[image: image/png, 1200 bytes]");
+    /// assert_eq!(out.images[0].mime_type(), "image/png");
+    /// ```
+    #[must_use]
+    pub fn with_image(mut self, image: Image) -> Self {
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(&image.describe());
+        let mut images = std::mem::take(&mut self.images).into_vec();
+        images.push(image);
+        self.images = images.into_boxed_slice();
+        self
+    }
+
+    /// The bytes the result carries: its text and its images.
+    pub fn size(&self) -> usize {
+        self.text.len()
+            + self
+                .images
+                .iter()
+                .map(|image| image.data.len())
+                .sum::<usize>()
+    }
+}
+
+/// An image a tool returns: its bytes, and their MIME type (`image/png`, `image/jpeg`, …).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Image {
+    mime_type: String,
+    data: Vec<u8>,
+}
+
+impl Image {
+    /// An image of `mime_type` made of `data`.
+    pub fn new(mime_type: impl Into<String>, data: impl Into<Vec<u8>>) -> Self {
+        Image {
+            mime_type: mime_type.into(),
+            data: data.into(),
+        }
+    }
+
+    /// A PNG image.
+    pub fn png(data: impl Into<Vec<u8>>) -> Self {
+        Image::new("image/png", data)
+    }
+
+    /// The image's MIME type.
+    pub fn mime_type(&self) -> &str {
+        &self.mime_type
+    }
+
+    /// The image's bytes.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// How the text of a result names the image.
+    fn describe(&self) -> String {
+        format!(
+            "[image: {}, {} bytes]",
+            crate::text::neutralize(&self.mime_type),
+            self.data.len()
+        )
+    }
+}
+
+impl fmt::Debug for Image {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Image")
+            .field("mime_type", &self.mime_type)
+            .field("bytes", &self.data.len())
+            .finish()
+    }
+}
+
+impl IntoToolOutput for Image {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success("").with_image(self)
     }
 }
 
@@ -74,7 +171,7 @@ impl fmt::Display for ToolOutput {
 /// What a `#[tool]` function may return: its value becomes the model-facing [`ToolOutput`].
 ///
 /// Implemented for `String`, `&'static str`, `Cow<'static, str>` and `ToolOutput` (success texts
-/// as they are), and for `Result<T, E>` where `T` is one of those and `E: Display`; an `Err`
+/// as they are), [`Image`] (an image, which the text names), and for `Result<T, E>` where `T` is one of those and `E: Display`; an `Err`
 /// becomes `Error: ` followed by the error's `Display`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[tool] function as text",

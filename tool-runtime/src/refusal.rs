@@ -97,3 +97,20 @@ fn seconds(duration: std::time::Duration) -> String {
         format!("{} s", text.trim_end_matches('0'))
     }
 }
+
+/// The result is over the host's cap: it is dropped, and the model is told so.
+pub(crate) fn result_too_large(tool: &str, size: usize, max: usize) -> ToolOutput {
+    ToolOutput::error(format_args!(
+        "{tool} returned {size} bytes, more than the limit of {max} bytes; the result was dropped"
+    ))
+}
+
+/// `output`, or the note that replaces it when it is larger than `max` bytes.
+pub(crate) fn capped(tool: &str, output: ToolOutput, max: usize) -> ToolOutput {
+    let size = output.size();
+    if size > max {
+        result_too_large(tool, size, max)
+    } else {
+        output
+    }
+}

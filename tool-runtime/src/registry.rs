@@ -17,12 +17,16 @@ use crate::tool::{Invocation, Tool};
 /// The default cap on the size of one call's raw arguments: 1 MiB.
 pub const DEFAULT_MAX_ARGS_BYTES: usize = 1 << 20;
 
+/// The default cap on the size of one call's result, its text and images: 8 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
+
 /// The loaded tools, in load order, and how calls are dispatched to them.
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
     by_name: HashMap<String, usize>,
     pub(crate) services: Services,
     max_args_bytes: usize,
+    max_result_bytes: usize,
     /// The deadline of a call whose tool declares none.
     default_timeout: Option<Duration>,
     /// The dialects every tool must render in, checked when it is registered.
@@ -38,6 +42,7 @@ impl Default for ToolRegistry {
             by_name: HashMap::new(),
             services: Services::default(),
             max_args_bytes: DEFAULT_MAX_ARGS_BYTES,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
             default_timeout: None,
             required_dialects: Vec::new(),
             definitions_by_dialect: Default::default(),
@@ -138,6 +143,19 @@ impl ToolRegistry {
         self.max_args_bytes
     }
 
+    /// Sets the cap on the size in bytes of one call's result, its text and its images
+    /// ([`DEFAULT_MAX_RESULT_BYTES`] unless set). A larger result is dropped and the model reads
+    /// `Error: <tool> returned <n> bytes, more than the limit of <max> bytes; the result was
+    /// dropped` instead: a clear note, never a truncated blob.
+    pub fn set_max_result_bytes(&mut self, max: usize) {
+        self.max_result_bytes = max;
+    }
+
+    /// The cap on the size of one call's result.
+    pub fn max_result_bytes(&self) -> usize {
+        self.max_result_bytes
+    }
+
     /// Sets the deadline of a call whose tool declares none (`#[tool(timeout = "…")]`); `None`,
     /// the default, lets such calls run as long as they take. A call past its deadline answers
     /// `Error: <tool> timed out after <duration>` and its [`Cancel`](crate::Cancel) is cancelled.
@@ -200,10 +218,10 @@ impl ToolRegistry {
         };
         match catch_unwind(AssertUnwindSafe(|| tool.call(call))) {
             // A synchronous tool's result is ready: it ran, and there is nothing to cut short.
-            Ok(future) if future.is_ready() => future,
+            Ok(future) if future.is_ready() => future.capped(tool_name, self.max_result_bytes),
             Ok(future) => future
                 .named(tool_name)
-                .guarded(tool_name, cancel, timeout)
+                .guarded(tool_name, cancel, timeout, self.max_result_bytes)
                 .named(tool_name),
             Err(payload) => ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref())),
         }
@@ -215,6 +233,7 @@ impl fmt::Debug for ToolRegistry {
         f.debug_struct("ToolRegistry")
             .field("tools", &self.names().collect::<Vec<_>>())
             .field("max_args_bytes", &self.max_args_bytes)
+            .field("max_result_bytes", &self.max_result_bytes)
             .finish_non_exhaustive()
     }
 }

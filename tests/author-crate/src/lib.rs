@@ -158,3 +158,17 @@ pub async fn survey(
     }
     format!("surveyed {sites} sites")
 }
+
+/// Draws a bar chart of some values: a text and an image.
+#[tool]
+pub fn chart(
+    /// The values, each 0 to 255.
+    values: Vec<u8>,
+) -> Result<tool_runtime::ToolOutput, ToolError> {
+    if values.is_empty() {
+        return Err(ToolError::new("give at least one value"));
+    }
+    // A stand-in for an encoder: the image's bytes are the values themselves.
+    let image = tool_runtime::Image::new("image/x-bars", values.clone());
+    Ok(tool_runtime::ToolOutput::success(format!("{} bars:", values.len())).with_image(image))
+}

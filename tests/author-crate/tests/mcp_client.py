@@ -4,6 +4,7 @@ notifications, and cancellation. Run by tests/mcp.rs with AUTHOR_HOST set to the
 non-zero on the first mismatch."""
 
 import asyncio
+import base64
 import json
 import os
 import sys
@@ -23,7 +24,8 @@ def text_of(result):
 
 async def check(session):
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert sorted(listed) == ["bump", "nap", "outlook", "survey", "tally", "weather"], listed
+    assert sorted(listed) == \
+        ["bump", "chart", "nap", "outlook", "survey", "tally", "weather"], listed
 
     # What a tool declares of itself, and nothing undeclared.
     weather = listed["weather"]
@@ -56,6 +58,15 @@ async def check(session):
     result = await session.call_tool("weather", {"city": ""})
     assert result.is_error and text_of(result) == "Error: name a city", result
     assert result.structured_content is None, result
+
+    # Images: MCP image parts after the text, which names them.
+    result = await session.call_tool("chart", {"values": [3, 1, 2]})
+    assert not result.is_error, result
+    assert [part.type for part in result.content] == ["text", "image"], result
+    assert result.content[0].text == "3 bars:\n[image: image/x-bars, 3 bytes]", result
+    image = result.content[1]
+    assert image.mime_type == "image/x-bars", image
+    assert base64.b64decode(image.data) == bytes([3, 1, 2]), image
 
     # Progress: every report, in order, before the result.
     heard = []

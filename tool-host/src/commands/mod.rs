@@ -52,6 +52,7 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             session_dir,
             session,
             max_args_bytes: _,
+            max_result_bytes: _,
         } => {
             let (session, path) = open_or_create(name, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());

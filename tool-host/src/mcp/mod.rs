@@ -30,6 +30,8 @@ pub use transport::LineTransport;
 /// [`transport::MAX_LINE_BYTES_OVER_ARGS`] longer, and is held in memory whole.
 pub const MAX_ARGS_BYTES_CEILING: usize = 256 << 20;
 
+use base64::Engine as _;
+use base64::prelude::BASE64_STANDARD;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
@@ -148,7 +150,11 @@ impl ServerHandler for McpServer {
             (Some(value), Some(tool)) => Some(tool.definition().mcp_structured_content(value)),
             _ => None,
         };
-        let content = vec![ContentBlock::text(output.text)];
+        // The text names each image; the images go as MCP's own image parts after it.
+        let mut content = vec![ContentBlock::text(output.text)];
+        content.extend(output.images.iter().map(|image| {
+            ContentBlock::image(BASE64_STANDARD.encode(image.data()), image.mime_type())
+        }));
         let mut result = if output.is_error {
             CallToolResult::error(content)
         } else {

@@ -9,6 +9,7 @@ fn main() -> ExitCode {
         .plugin::<author_crate::Nap>()
         .plugin::<author_crate::Tally>()
         .plugin::<author_crate::Survey>()
+        .plugin::<author_crate::Chart>()
         .plugin::<author_crate::BumpTool>()
         .main()
 }
