@@ -63,7 +63,7 @@ fn mcp_agrees(tool: &dyn Tool, output: &ToolOutput) -> Value {
     assert_eq!(schema["type"], "object", "MCP requires an object: {schema}");
     let content = tool
         .definition()
-        .mcp_structured_content(output.structured.as_ref().unwrap());
+        .mcp_structured_content(&output.data().unwrap());
     let validator = jsonschema::draft202012::new(schema).unwrap();
     assert!(validator.is_valid(&content), "{content} against {schema}");
     content
@@ -85,7 +85,7 @@ fn a_struct_is_the_result_its_json_the_text_its_schema_the_output_schema() {
         r#"{"city":"Oslo","temp_c":21.5,"tags":["sunny"]}"#
     );
     assert!(!out.is_error);
-    let value = out.structured.clone().unwrap();
+    let value = out.data().unwrap();
     let schema = WeatherTool.definition().output_schema().unwrap();
     assert_eq!(schema["type"], "object");
     assert_eq!(
@@ -107,7 +107,7 @@ fn a_struct_is_the_result_its_json_the_text_its_schema_the_output_schema() {
     // The error of a Result is text, as for every tool.
     let out = call(&ctx, "weather", json!({"city": ""}));
     assert_eq!(
-        (out.text.as_str(), out.is_error, out.structured),
+        (out.text.as_str(), out.is_error, out.data()),
         ("Error: which city?", true, None)
     );
 
@@ -139,4 +139,39 @@ fn a_struct_is_the_result_its_json_the_text_its_schema_the_output_schema() {
             assert!(!text.contains("temp_c"), "{dialect:?}: {text}");
         }
     }
+}
+
+/// Returns awkward floats.
+#[tool]
+fn floats() -> Vec<f64> {
+    vec![
+        0.1 + 0.2,
+        5e-324,
+        1e-310,
+        f64::MAX,
+        -0.0,
+        1.0 / 3.0,
+        123_456_789.123_456_78,
+    ]
+}
+
+#[test]
+fn data_reads_back_from_its_text_as_the_value_written() {
+    let mut ctx = Ctx::new();
+    ctx.plugin::<Floats>().unwrap();
+    let out = ctx.tools.call("floats", &Exec::new(), "{}").wait();
+    assert!(out.structured);
+    let written = serde_json::to_value(floats()).unwrap();
+    let read = out.data().unwrap();
+    assert_eq!(read, written);
+    // Bit for bit, not only as equal numbers.
+    let bits = |value: &Value| -> Vec<u64> {
+        value
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_f64().unwrap().to_bits())
+            .collect()
+    };
+    assert_eq!(bits(&read), bits(&written));
 }

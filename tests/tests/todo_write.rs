@@ -74,7 +74,7 @@ fn error(text: &str) -> ToolOutput {
     ToolOutput {
         text: text.to_owned(),
         is_error: true,
-        structured: None,
+        structured: false,
         images: Box::default(),
     }
 }
@@ -83,7 +83,7 @@ fn success(text: &str) -> ToolOutput {
     ToolOutput {
         text: text.to_owned(),
         is_error: false,
-        structured: None,
+        structured: false,
         images: Box::default(),
     }
 }

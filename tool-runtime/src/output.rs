@@ -15,10 +15,11 @@ pub struct ToolOutput {
     /// Whether the call failed. Providers have a flag for it (`is_error` in Anthropic's and MCP's
     /// results); others see it only in the text.
     pub is_error: bool,
-    /// The value a tool returned, when it returns data rather than text (a struct, a list): its
-    /// compact JSON is `text`, and hosts with structured results (MCP's `structuredContent`)
-    /// send the value itself. `None` for text results and errors.
-    pub structured: Option<serde_json::Value>,
+    /// Whether `text` is data: the compact JSON of a value the tool returned (a struct, a
+    /// list) rather than prose. Hosts with structured results (MCP's `structuredContent`) send
+    /// it as a value, [`ToolOutput::data`]; the text is its one serialization, so returning data
+    /// costs what writing it does. `false` for text results and errors.
+    pub structured: bool,
     /// Images the tool returned beside its text (a screenshot, a chart). Hosts that carry
     /// images send them as such (MCP's `image` content); `text` names each one
     /// (`[image: image/png, 48213 bytes]`), so a provider that takes text alone is told what
@@ -33,7 +34,7 @@ impl ToolOutput {
         ToolOutput {
             text: text.into(),
             is_error: false,
-            structured: None,
+            structured: false,
             images: Box::default(),
         }
     }
@@ -45,13 +46,13 @@ impl ToolOutput {
     /// # use tool_runtime::ToolOutput;
     /// let out = ToolOutput::structured(serde_json::json!({"city": "Oslo", "temp": 21}));
     /// assert_eq!(out.text, r#"{"city":"Oslo","temp":21}"#);
-    /// assert_eq!(out.structured.unwrap()["temp"], 21);
+    /// assert_eq!(out.data().unwrap()["temp"], 21);
     /// ```
     pub fn structured(value: serde_json::Value) -> Self {
         ToolOutput {
             text: value.to_string(),
             is_error: false,
-            structured: Some(value),
+            structured: true,
             images: Box::default(),
         }
     }
@@ -68,7 +69,7 @@ impl ToolOutput {
         ToolOutput {
             text: format!("Error: {message}"),
             is_error: true,
-            structured: None,
+            structured: false,
             images: Box::default(),
         }
     }
@@ -93,6 +94,17 @@ impl ToolOutput {
         images.push(image);
         self.images = images.into_boxed_slice();
         self
+    }
+
+    /// The value a tool returned as data, read from its text; `None` for text results and
+    /// errors. The text is compact JSON that serde_json wrote, so it reads back as the same
+    /// value (floats included: the workspace's serde_json parses them exactly).
+    pub fn data(&self) -> Option<serde_json::Value> {
+        if self.structured {
+            serde_json::from_str(&self.text).ok()
+        } else {
+            None
+        }
     }
 
     /// The bytes the result carries: its text and its images.
@@ -227,11 +239,16 @@ pub trait StructuredOutput: serde::Serialize + schemars::JsonSchema {}
 
 impl<T: serde::Serialize + schemars::JsonSchema> StructuredOutput for T {}
 
-/// The result of a tool that returned `value` as data.
+/// The result of a tool that returned `value` as data: its compact JSON, written once.
 #[doc(hidden)]
 pub fn structured_output<T: StructuredOutput>(value: &T) -> ToolOutput {
-    match serde_json::to_value(value) {
-        Ok(value) => ToolOutput::structured(value),
+    match serde_json::to_string(value) {
+        Ok(text) => ToolOutput {
+            text,
+            is_error: false,
+            structured: true,
+            images: Box::default(),
+        },
         Err(error) => ToolOutput::error(format_args!(
             "the tool's result could not be encoded as JSON: {error}"
         )),

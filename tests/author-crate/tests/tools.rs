@@ -32,7 +32,7 @@ fn data_comes_back_as_its_json_text_and_its_value_from_a_synchronous_host() {
         .wait();
     assert_eq!(out.text, r#"{"city":"Oslo","temp_c":21.5,"sky":"clear"}"#);
     assert_eq!(
-        out.structured,
+        out.data(),
         Some(json!({"city": "Oslo", "temp_c": 21.5, "sky": "clear"}))
     );
     let definition = WeatherTool.definition();

@@ -34,10 +34,10 @@ fn main() {
     ctx.plugin::<Count>().unwrap().plugin::<List>().unwrap().plugin::<Echo>().unwrap();
     ctx.plugin::<Greet>().unwrap();
     let exec = Exec::new();
-    assert_eq!(ctx.tools.call("count", &exec, "{}").wait().structured, Some(3.into()));
+    assert_eq!(ctx.tools.call("count", &exec, "{}").wait().data(), Some(3.into()));
     assert_eq!(ctx.tools.call("list", &exec, "{}").wait().text, r#"["a"]"#);
     assert_eq!(ctx.tools.call("echo", &exec, r#"{"value": {"b": 1, "a": 2}}"#).wait().text, r#"{"b":1,"a":2}"#);
-    assert_eq!(ctx.tools.call("greet", &exec, "{}").wait().structured, None);
+    assert_eq!(ctx.tools.call("greet", &exec, "{}").wait().data(), None);
     assert!(Count.definition().output_schema().is_some());
     assert!(Greet.definition().output_schema().is_none());
 }

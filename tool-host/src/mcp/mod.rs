@@ -146,8 +146,8 @@ impl ServerHandler for McpServer {
         }
         // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
         // JSON text, for clients without structured results.
-        let structured = match (&output.structured, self.ctx.tools.get(&request.name)) {
-            (Some(value), Some(tool)) => Some(tool.definition().mcp_structured_content(value)),
+        let structured = match (output.data(), self.ctx.tools.get(&request.name)) {
+            (Some(value), Some(tool)) => Some(tool.definition().mcp_structured_content(&value)),
             _ => None,
         };
         // The text names each image; the images go as MCP's own image parts after it.
