@@ -88,6 +88,10 @@ pub(crate) enum Command {
             default_value_t = tool_runtime::DEFAULT_MAX_RESULT_BYTES
         )]
         max_result_bytes: usize,
+        /// How long a call of an `async` or blocking tool may run when its tool declares no
+        /// timeout (`30s`, `2m`); past it the call answers that it timed out. Default: no limit.
+        #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+        tool_timeout: Option<std::time::Duration>,
     },
     /// Print the current todo list of a session log, or its events.
     ///
@@ -120,4 +124,13 @@ pub(crate) enum Format {
 
 fn parse_dialect(name: &str) -> Result<Dialect, String> {
     name.parse()
+}
+
+/// A timeout as `--tool-timeout` takes it: a humantime duration longer than zero.
+fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(duration) if !duration.is_zero() => Ok(duration),
+        Ok(_) => Err("a timeout must be longer than zero".to_owned()),
+        Err(error) => Err(format!("{error} (write it as `30s`, `500ms`, `2m`)")),
+    }
 }

@@ -129,22 +129,24 @@ impl Host {
                 return ExitCode::from(2);
             }
         };
-        let max_bytes = match &cli.command {
+        let mcp_limits = match &cli.command {
             Command::Mcp {
                 max_args_bytes,
                 max_result_bytes,
+                tool_timeout,
                 ..
-            } => Some((*max_args_bytes, *max_result_bytes)),
+            } => Some((*max_args_bytes, *max_result_bytes, *tool_timeout)),
             _ => None,
         };
         let mut host = self;
-        if max_bytes.is_some() {
+        if mcp_limits.is_some() {
             host.dialects.push(Dialect::Mcp);
         }
         let ctx = host.build(|ctx| {
-            if let Some((args, result)) = max_bytes {
+            if let Some((args, result, timeout)) = mcp_limits {
                 ctx.tools.set_max_args_bytes(args);
                 ctx.tools.set_max_result_bytes(result);
+                ctx.tools.set_default_timeout(timeout);
             }
         });
         let result = ctx

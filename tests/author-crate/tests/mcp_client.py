@@ -109,6 +109,20 @@ async def main():
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     await check(session)
+        # The host's default deadline, for tools that declare none: a blocking call past it
+        # answers that it timed out; a tool's own deadline (nap's 20 s) still wins.
+        params = StdioServerParameters(
+            command=AUTHOR_HOST,
+            args=["mcp", "--session-dir", session_dir, "--tool-timeout", "200ms"])
+        with open(os.devnull, "w") as devnull:
+            async with stdio_client(params, errlog=devnull) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    result = await session.call_tool("tally", {"ms": 3000})
+                    assert result.is_error and \
+                        text_of(result) == "Error: tally timed out after 200 ms", result
+                    result = await session.call_tool("nap", {"ms": 400})
+                    assert text_of(result) == "slept 400 ms", result
     print("author host mcp: all checks passed")
 
 

@@ -53,6 +53,7 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             session,
             max_args_bytes: _,
             max_result_bytes: _,
+            tool_timeout: _,
         } => {
             let (session, path) = open_or_create(name, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());
@@ -62,11 +63,20 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
                 .worker_threads(2)
                 .enable_all()
                 .build()?;
-            runtime.block_on(server.serve_stdio())?;
+            let served = runtime.block_on(server.serve_stdio());
+            // A blocking call cut at its deadline may still hold a thread: it gets a moment to
+            // finish (its session appends are whole or torn at the tail, which the log
+            // tolerates), and the process exits rather than wait on it forever.
+            runtime.shutdown_timeout(ABANDONED_CALLS_GRACE);
+            served?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
+
+/// How long `mcp` waits at exit for blocking calls that were answered for (cut at their
+/// deadline, or cancelled) and still run.
+const ABANDONED_CALLS_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The session in `file`, or a new one (its id starting with `prefix`) in the session directory,
 /// opened through the host's hub; with the file's path.
