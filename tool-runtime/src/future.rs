@@ -142,7 +142,8 @@ impl<'a> ToolFuture<'a> {
 
     /// The same call, answered `Error: <tool> was cancelled` as soon as `cancel` is, and
     /// `Error: <tool> timed out after …` when `timeout` passes first, which cancels `cancel`
-    /// for the tool to see. A result that is ready first wins.
+    /// for the tool to see. Once the call is cancelled its answer is that it was, even when the
+    /// tool returned something of its own after seeing it.
     ///
     /// What is cut is dropped: an `async` tool stops at the `.await` it is in; a blocking one
     /// keeps its thread until it returns (nothing can stop a thread from outside), and its
@@ -166,11 +167,16 @@ impl<'a> ToolFuture<'a> {
             };
             let mut cancelled = std::pin::pin!(cancel.cancelled());
             std::future::poll_fn(|cx| {
-                if let Poll::Ready(output) = Pin::new(&mut inner).poll(cx) {
-                    return Poll::Ready(refusal::capped(tool, output, max_result_bytes));
-                }
+                // Cancelled first: a tool that saw its cancellation and returned early is
+                // answered for as cancelled, whichever of the two is noticed first.
                 if cancelled.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(refusal::cancelled(tool));
+                }
+                if let Poll::Ready(output) = Pin::new(&mut inner).poll(cx) {
+                    if cancel.is_cancelled() {
+                        return Poll::Ready(refusal::cancelled(tool));
+                    }
+                    return Poll::Ready(refusal::capped(tool, output, max_result_bytes));
                 }
                 if let Some((sleep, after)) = &mut deadline
                     && sleep.as_mut().poll(cx).is_ready()
