@@ -105,6 +105,7 @@ pub mod session;
 // Shared: errors, and text that is safe to show.
 mod error;
 pub mod text;
+pub mod wire;
 
 pub use agent::Agent;
 pub use args::ModelArg;

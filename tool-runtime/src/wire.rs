@@ -1,0 +1,475 @@
+//! The host half of each provider's wire format: the tool calls a model response carries, and
+//! the messages that answer them, as plain JSON — no HTTP.
+//!
+//! A host sends a request with the definitions in the provider's dialect, reads the response
+//! with [`Provider::read_response`], runs the calls ([`ToolRegistry::run_turn`]) and appends
+//! [`ModelTurn::message`] and then [`Provider::results`] to its conversation, in the shapes the
+//! provider demands:
+//!
+//! | provider | calls | results |
+//! | --- | --- | --- |
+//! | OpenAI Chat Completions | `message.tool_calls[]`, arguments a JSON string (`""` means `{}`) | one `{"role": "tool", "tool_call_id"}` message per call |
+//! | OpenAI Responses | `function_call` output items | one `function_call_output` item per call |
+//! | Anthropic Messages | `tool_use` content blocks | one user message of `tool_result` blocks, `is_error` on failures |
+//! | Gemini | `functionCall` parts, ids optional | one user content of `functionResponse` parts |
+//!
+//! What the model's turn carried goes back unchanged (`ModelTurn::message`): reasoning items,
+//! thinking blocks with their signatures, Gemini's thought signatures. Results pair with calls
+//! by id, never by position alone; a Gemini call without an id gets a stable one for the host
+//! (`gemini-call-<n>`), and its response goes back without an id, in the call's position, as
+//! Gemini pairs them. Arguments that are not JSON, unknown tools and ids used twice each become
+//! a result the model reads (`Error: …`); only a response that is not the provider's shape at
+//! all is a host error ([`WireError`]).
+//!
+//! ```
+//! use serde_json::json;
+//! use tool_runtime::wire::Provider;
+//! use tool_runtime::{Ctx, Exec, tool};
+//!
+//! /// Adds two numbers.
+//! #[tool]
+//! fn add(
+//!     /// The first.
+//!     a: i64,
+//!     /// The second.
+//!     b: i64,
+//! ) -> String {
+//!     (a + b).to_string()
+//! }
+//!
+//! let mut ctx = Ctx::new();
+//! ctx.plugin::<Add>().unwrap();
+//! // An Anthropic Messages response that calls the tool.
+//! let response = json!({
+//!     "role": "assistant",
+//!     "content": [
+//!         {"type": "text", "text": "Adding."},
+//!         {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}
+//!     ],
+//!     "stop_reason": "tool_use"
+//! });
+//! let turn = Provider::Anthropic.read_response(&response.to_string()).unwrap();
+//! assert_eq!(turn.text, "Adding.");
+//! let outputs = ctx.tools.run_turn(&Exec::new(), &turn);
+//! let results = Provider::Anthropic.results(&turn, &outputs);
+//! assert_eq!(
+//!     results,
+//!     [json!({"role": "user", "content": [
+//!         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "5"}
+//!     ]})]
+//! );
+//! ```
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde_json::{Map, Value, json};
+
+use crate::batch::ToolCall;
+use crate::exec::Exec;
+use crate::output::ToolOutput;
+use crate::registry::ToolRegistry;
+use crate::schema::Dialect;
+use crate::text::quote;
+
+/// A provider's API, as far as tool calls go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Provider {
+    /// OpenAI Chat Completions, and every server that speaks it (Ollama, vLLM, llama.cpp).
+    OpenAiChat,
+    /// OpenAI Responses.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Gemini `generateContent`.
+    Gemini,
+}
+
+impl Provider {
+    /// Every provider.
+    pub const ALL: [Provider; 4] = [
+        Provider::OpenAiChat,
+        Provider::OpenAiResponses,
+        Provider::Anthropic,
+        Provider::Gemini,
+    ];
+
+    /// The provider's name on a command line: `openai`, `openai-responses`, `anthropic`,
+    /// `gemini`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAiChat => "openai",
+            Provider::OpenAiResponses => "openai-responses",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// The provider of this name.
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::ALL
+            .into_iter()
+            .find(|provider| provider.name() == name)
+    }
+
+    /// The dialect its requests carry the definitions in.
+    pub fn dialect(self) -> Dialect {
+        match self {
+            Provider::OpenAiChat => Dialect::OpenAi,
+            Provider::OpenAiResponses => Dialect::OpenAiResponses,
+            Provider::Anthropic => Dialect::Anthropic,
+            Provider::Gemini => Dialect::Gemini,
+        }
+    }
+
+    /// The text and tool calls of a (non-streamed) response body.
+    pub fn read_response(self, body: &str) -> Result<ModelTurn, WireError> {
+        let response: Value = serde_json::from_str(body).map_err(WireError::NotJson)?;
+        match self {
+            Provider::OpenAiChat => read_openai_chat(&response),
+            Provider::OpenAiResponses => read_openai_responses(&response),
+            Provider::Anthropic => read_anthropic(&response),
+            Provider::Gemini => read_gemini(&response),
+        }
+    }
+
+    /// The messages (or items) that answer `turn`'s calls with `outputs`, in call order, to
+    /// append to the conversation after [`ModelTurn::message`].
+    ///
+    /// `outputs` holds one output per call, as [`ToolRegistry::run_turn`] returns them; a call
+    /// without one (a host that stopped early) is answered `Error: the call was not run`, so
+    /// no call is ever left without its result.
+    pub fn results(self, turn: &ModelTurn, outputs: &[ToolOutput]) -> Vec<Value> {
+        let not_run = ToolOutput::error("the call was not run");
+        let pairs = turn
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(index, call)| (index, call, outputs.get(index).unwrap_or(&not_run)));
+        match self {
+            Provider::OpenAiChat => pairs
+                .map(|(_, call, output)| {
+                    json!({"role": "tool", "tool_call_id": call.id, "content": output.text})
+                })
+                .collect(),
+            Provider::OpenAiResponses => pairs
+                .map(|(_, call, output)| {
+                    json!({"type": "function_call_output", "call_id": call.id, "output": output.text})
+                })
+                .collect(),
+            Provider::Anthropic => {
+                let blocks: Vec<Value> = pairs
+                    .map(|(_, call, output)| {
+                        let mut block = json!({
+                            "type": "tool_result",
+                            "tool_use_id": call.id,
+                            "content": output.text,
+                        });
+                        if output.is_error {
+                            block["is_error"] = true.into();
+                        }
+                        block
+                    })
+                    .collect();
+                if blocks.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![json!({"role": "user", "content": blocks})]
+                }
+            }
+            Provider::Gemini => {
+                let parts: Vec<Value> = pairs
+                    .map(|(index, call, output)| {
+                        let key = if output.is_error { "error" } else { "output" };
+                        let mut response = Map::new();
+                        if turn.provider_ids.get(index).copied().unwrap_or(false) {
+                            response.insert("id".into(), call.id.clone().into());
+                        }
+                        response.insert("name".into(), call.name.clone().into());
+                        response.insert("response".into(), json!({ key: output.text }));
+                        json!({ "functionResponse": response })
+                    })
+                    .collect();
+                if parts.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![json!({"role": "user", "parts": parts})]
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One model response, read: what it said, the calls it made, and itself as the conversation
+/// keeps it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ModelTurn {
+    /// The response's text, its text parts joined.
+    pub text: String,
+    /// Its tool calls, in order, each with an id (a generated one where the provider gave none).
+    pub calls: Vec<WireCall>,
+    /// The response's message or items, unchanged, to send back with the next request: the
+    /// assistant message (OpenAI Chat, Anthropic), the output items (OpenAI Responses), the
+    /// model's content (Gemini).
+    pub message: Vec<Value>,
+    /// Why the model stopped, as the provider says it (`tool_calls`, `tool_use`, `STOP`, …).
+    pub stop_reason: Option<String>,
+    /// Per call: whether the provider gave its id (Gemini's may be missing).
+    provider_ids: Vec<bool>,
+}
+
+/// One tool call as a provider sent it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WireCall {
+    /// The call's id: the provider's, or `gemini-call-<n>` for a Gemini call without one.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as JSON text, for the registry to check (`{}` for OpenAI's `""`).
+    pub args: String,
+}
+
+/// A response that is not the provider's shape: no call can be read from it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireError {
+    /// The body is not JSON.
+    #[error("the response is not JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// A member the provider always sends is missing or of another type.
+    #[error("the response has no {0}")]
+    Missing(&'static str),
+}
+
+impl ModelTurn {
+    fn new(message: Vec<Value>, stop_reason: Option<&Value>) -> Self {
+        ModelTurn {
+            text: String::new(),
+            calls: Vec::new(),
+            message,
+            stop_reason: stop_reason.and_then(Value::as_str).map(str::to_owned),
+            provider_ids: Vec::new(),
+        }
+    }
+
+    fn push_text(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    fn push_call(&mut self, id: Option<&str>, name: &str, args: String) {
+        let index = self.calls.len();
+        self.provider_ids.push(id.is_some());
+        self.calls.push(WireCall {
+            id: id.map_or_else(|| format!("gemini-call-{index}"), str::to_owned),
+            name: name.to_owned(),
+            args,
+        });
+    }
+}
+
+/// Arguments sent as a JSON string (OpenAI): as they are, `""` meaning no arguments.
+fn string_args(arguments: Option<&Value>) -> String {
+    match arguments {
+        Some(Value::String(text)) if text.trim().is_empty() => "{}".to_owned(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => "{}".to_owned(),
+    }
+}
+
+/// Arguments sent as a JSON value (Anthropic, Gemini): its text, members in the order sent.
+fn value_args(arguments: Option<&Value>) -> String {
+    arguments.map_or_else(|| "{}".to_owned(), Value::to_string)
+}
+
+fn read_openai_chat(response: &Value) -> Result<ModelTurn, WireError> {
+    let choice = response
+        .get("choices")
+        .and_then(|choices| choices.get(0))
+        .ok_or(WireError::Missing("choices[0]"))?;
+    let message = choice
+        .get("message")
+        .filter(|message| message.is_object())
+        .ok_or(WireError::Missing("choices[0].message"))?;
+    let mut turn = ModelTurn::new(vec![message.clone()], choice.get("finish_reason"));
+    if let Some(text) = message.get("content").and_then(Value::as_str) {
+        turn.push_text(text);
+    }
+    for call in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let function = call.get("function");
+        let name = function
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .ok_or(WireError::Missing("tool_calls[].function.name"))?;
+        let id = call
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or(WireError::Missing("tool_calls[].id"))?;
+        turn.push_call(
+            Some(id),
+            name,
+            string_args(function.and_then(|f| f.get("arguments"))),
+        );
+    }
+    Ok(turn)
+}
+
+fn read_openai_responses(response: &Value) -> Result<ModelTurn, WireError> {
+    let output = response
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or(WireError::Missing("output"))?;
+    let mut turn = ModelTurn::new(output.clone(), response.get("status"));
+    for item in output {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                for part in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if part.get("type").and_then(Value::as_str) == Some("output_text")
+                        && let Some(text) = part.get("text").and_then(Value::as_str)
+                    {
+                        turn.push_text(text);
+                    }
+                }
+            }
+            Some("function_call") => {
+                let name = item
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or(WireError::Missing("function_call.name"))?;
+                let id = item
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .ok_or(WireError::Missing("function_call.call_id"))?;
+                turn.push_call(Some(id), name, string_args(item.get("arguments")));
+            }
+            _ => {}
+        }
+    }
+    Ok(turn)
+}
+
+fn read_anthropic(response: &Value) -> Result<ModelTurn, WireError> {
+    let content = response
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or(WireError::Missing("content"))?;
+    let message = json!({"role": "assistant", "content": content});
+    let mut turn = ModelTurn::new(vec![message], response.get("stop_reason"));
+    for block in content {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(text) = block.get("text").and_then(Value::as_str) {
+                    turn.push_text(text);
+                }
+            }
+            Some("tool_use") => {
+                let name = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or(WireError::Missing("tool_use.name"))?;
+                let id = block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .ok_or(WireError::Missing("tool_use.id"))?;
+                turn.push_call(Some(id), name, value_args(block.get("input")));
+            }
+            _ => {}
+        }
+    }
+    Ok(turn)
+}
+
+fn read_gemini(response: &Value) -> Result<ModelTurn, WireError> {
+    let candidate = response
+        .get("candidates")
+        .and_then(|candidates| candidates.get(0))
+        .ok_or(WireError::Missing("candidates[0]"))?;
+    let content = candidate
+        .get("content")
+        .filter(|content| content.is_object())
+        .ok_or(WireError::Missing("candidates[0].content"))?;
+    let mut turn = ModelTurn::new(vec![content.clone()], candidate.get("finishReason"));
+    for part in content
+        .get("parts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        // Thoughts are the model's own; they go back in `message`, not into the text.
+        if part.get("thought").and_then(Value::as_bool) == Some(true) {
+            continue;
+        }
+        if let Some(text) = part.get("text").and_then(Value::as_str) {
+            turn.push_text(text);
+        }
+        if let Some(call) = part.get("functionCall") {
+            let name = call
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or(WireError::Missing("functionCall.name"))?;
+            let id = call.get("id").and_then(Value::as_str);
+            turn.push_call(id, name, value_args(call.get("args")));
+        }
+    }
+    Ok(turn)
+}
+
+impl ToolRegistry {
+    /// Runs the calls of one model turn as a batch ([`ToolRegistry::call_batch`]: concurrently,
+    /// events in call order) and returns one output per call, in call order, for
+    /// [`Provider::results`].
+    ///
+    /// A call whose id an earlier call of the turn already used is not run: its output says so,
+    /// so each result still pairs with exactly one call.
+    pub fn run_turn(&self, exec: &Exec, turn: &ModelTurn) -> Vec<ToolOutput> {
+        let mut seen = HashSet::new();
+        let duplicate: Vec<bool> = turn
+            .calls
+            .iter()
+            .map(|call| !seen.insert(call.id.as_str()))
+            .collect();
+        let runnable: Vec<ToolCall> = turn
+            .calls
+            .iter()
+            .zip(&duplicate)
+            .filter(|(_, duplicate)| !**duplicate)
+            .map(|(call, _)| ToolCall::new(&call.name, &call.args).with_id(&call.id))
+            .collect();
+        let mut outputs = self.call_batch(exec, &runnable).into_iter();
+        turn.calls
+            .iter()
+            .zip(duplicate)
+            .map(|(call, duplicate)| {
+                if duplicate {
+                    ToolOutput::error(format_args!(
+                        "the call id {} was used by an earlier call in the same turn; this call was not run",
+                        quote(&call.id)
+                    ))
+                } else {
+                    outputs
+                        .next()
+                        .unwrap_or_else(|| ToolOutput::error("the call was not run"))
+                }
+            })
+            .collect()
+    }
+}
