@@ -1,7 +1,7 @@
 //! Benchmarks, each figure next to a floor measured in the same run, as a ratio.
 //!
 //! Run with `cargo bench -p tests --bench toolbench` (add a filter word to run some: `dispatch`,
-//! `constraints`, `structured`, `append`, `replay`, `definitions`). Each figure is the median of
+//! `constraints`, `structured`, `append`, `replay`, `definitions`, `wire`). Each figure is the median of
 //! 15 samples, each sample running the body for about 40 ms; the machine and results go into
 //! BENCHMARKS.md.
 
@@ -462,6 +462,38 @@ fn main() {
                 floor,
             );
         }
+    }
+    if wanted(&filter, "wire") {
+        // An Anthropic response with 20 tool_use blocks, each a todo list of three items, and
+        // 20 results: reading the calls out and writing the results message, against a bare
+        // `serde_json` parse of the same bytes.
+        let blocks: Vec<serde_json::Value> = (0..20)
+            .map(|i| {
+                let todos: serde_json::Value = serde_json::from_str(&todo_args(3)).unwrap();
+                json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "todo_write",
+                       "input": todos})
+            })
+            .collect();
+        let body = json!({"id": "msg_1", "type": "message", "role": "assistant",
+                          "content": blocks, "stop_reason": "tool_use"})
+        .to_string();
+        let outputs: Vec<tool_runtime::ToolOutput> = (0..20)
+            .map(|_| {
+                tool_runtime::ToolOutput::success(
+                    "Updated todo list: 2 pending, 1 in progress, 0 completed",
+                )
+            })
+            .collect();
+        let provider = tool_runtime::wire::Provider::Anthropic;
+        let ours = measure(|| {
+            let turn = provider.read_response(black_box(&body)).unwrap();
+            let results = provider.results(&turn, &outputs);
+            black_box((turn, results));
+        });
+        let floor = measure(|| {
+            black_box(serde_json::from_str::<serde_json::Value>(black_box(&body)).unwrap());
+        });
+        report("wire: 20 calls read, 20 results written", ours, floor);
     }
     std::io::stdout().flush().unwrap();
 }

@@ -125,12 +125,13 @@ impl Provider {
 
     /// The text and tool calls of a (non-streamed) response body.
     pub fn read_response(self, body: &str) -> Result<ModelTurn, WireError> {
+        // Read once, and the parts the conversation keeps moved out of it, not copied.
         let response: Value = serde_json::from_str(body).map_err(WireError::NotJson)?;
         match self {
-            Provider::OpenAiChat => read_openai_chat(&response),
-            Provider::OpenAiResponses => read_openai_responses(&response),
-            Provider::Anthropic => read_anthropic(&response),
-            Provider::Gemini => read_gemini(&response),
+            Provider::OpenAiChat => read_openai_chat(response),
+            Provider::OpenAiResponses => read_openai_responses(response),
+            Provider::Anthropic => read_anthropic(response),
+            Provider::Gemini => read_gemini(response),
         }
     }
 
@@ -291,16 +292,17 @@ fn value_args(arguments: Option<&Value>) -> String {
     arguments.map_or_else(|| "{}".to_owned(), Value::to_string)
 }
 
-fn read_openai_chat(response: &Value) -> Result<ModelTurn, WireError> {
+fn read_openai_chat(mut response: Value) -> Result<ModelTurn, WireError> {
     let choice = response
-        .get("choices")
-        .and_then(|choices| choices.get(0))
+        .get_mut("choices")
+        .and_then(|choices| choices.get_mut(0))
         .ok_or(WireError::Missing("choices[0]"))?;
     let message = choice
-        .get("message")
+        .get_mut("message")
         .filter(|message| message.is_object())
+        .map(Value::take)
         .ok_or(WireError::Missing("choices[0].message"))?;
-    let mut turn = ModelTurn::new(vec![message.clone()], choice.get("finish_reason"));
+    let mut turn = ModelTurn::new(Vec::new(), choice.get("finish_reason"));
     if let Some(text) = message.get("content").and_then(Value::as_str) {
         turn.push_text(text);
     }
@@ -325,16 +327,17 @@ fn read_openai_chat(response: &Value) -> Result<ModelTurn, WireError> {
             string_args(function.and_then(|f| f.get("arguments"))),
         );
     }
+    turn.message.push(message);
     Ok(turn)
 }
 
-fn read_openai_responses(response: &Value) -> Result<ModelTurn, WireError> {
-    let output = response
-        .get("output")
-        .and_then(Value::as_array)
-        .ok_or(WireError::Missing("output"))?;
-    let mut turn = ModelTurn::new(output.clone(), response.get("status"));
-    for item in output {
+fn read_openai_responses(mut response: Value) -> Result<ModelTurn, WireError> {
+    let output = match response.get_mut("output").map(Value::take) {
+        Some(Value::Array(output)) => output,
+        _ => return Err(WireError::Missing("output")),
+    };
+    let mut turn = ModelTurn::new(Vec::new(), response.get("status"));
+    for item in &output {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
                 for part in item
@@ -364,17 +367,17 @@ fn read_openai_responses(response: &Value) -> Result<ModelTurn, WireError> {
             _ => {}
         }
     }
+    turn.message = output;
     Ok(turn)
 }
 
-fn read_anthropic(response: &Value) -> Result<ModelTurn, WireError> {
-    let content = response
-        .get("content")
-        .and_then(Value::as_array)
-        .ok_or(WireError::Missing("content"))?;
-    let message = json!({"role": "assistant", "content": content});
-    let mut turn = ModelTurn::new(vec![message], response.get("stop_reason"));
-    for block in content {
+fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
+    let content = match response.get_mut("content").map(Value::take) {
+        Some(Value::Array(content)) => content,
+        _ => return Err(WireError::Missing("content")),
+    };
+    let mut turn = ModelTurn::new(Vec::new(), response.get("stop_reason"));
+    for block in &content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => {
                 if let Some(text) = block.get("text").and_then(Value::as_str) {
@@ -395,19 +398,22 @@ fn read_anthropic(response: &Value) -> Result<ModelTurn, WireError> {
             _ => {}
         }
     }
+    turn.message
+        .push(json!({"role": "assistant", "content": content}));
     Ok(turn)
 }
 
-fn read_gemini(response: &Value) -> Result<ModelTurn, WireError> {
+fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
     let candidate = response
-        .get("candidates")
-        .and_then(|candidates| candidates.get(0))
+        .get_mut("candidates")
+        .and_then(|candidates| candidates.get_mut(0))
         .ok_or(WireError::Missing("candidates[0]"))?;
     let content = candidate
-        .get("content")
+        .get_mut("content")
         .filter(|content| content.is_object())
+        .map(Value::take)
         .ok_or(WireError::Missing("candidates[0].content"))?;
-    let mut turn = ModelTurn::new(vec![content.clone()], candidate.get("finishReason"));
+    let mut turn = ModelTurn::new(Vec::new(), candidate.get("finishReason"));
     for part in content
         .get("parts")
         .and_then(Value::as_array)
@@ -430,6 +436,7 @@ fn read_gemini(response: &Value) -> Result<ModelTurn, WireError> {
             turn.push_call(id, name, value_args(call.get("args")));
         }
     }
+    turn.message.push(content);
     Ok(turn)
 }
 
