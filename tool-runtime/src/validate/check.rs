@@ -239,18 +239,15 @@ fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
             ));
         }
     }
-    if let Some(Value::String(name)) = schema.get(format::ASSERTED)
-        && !format::matches(name, text)
-    {
-        return Some(format!(
-            "expected {}, got {}",
-            expected(schema),
-            quote_found(text)
-        ));
-    }
-    if let Some(Value::String(regex)) = schema.get("pattern")
-        && !pattern::matches(regex, text)
-    {
+    // Outside an asserted format, or not matching the pattern: said in the same words.
+    let refused = matches!(
+        schema.get(format::ASSERTED),
+        Some(Value::String(name)) if !format::matches(name, text)
+    ) || matches!(
+        schema.get("pattern"),
+        Some(Value::String(regex)) if !pattern::matches(regex, text)
+    );
+    if refused {
         return Some(format!(
             "expected {}, got {}",
             expected(schema),

@@ -26,62 +26,51 @@ pub(crate) fn applies(node: &serde_json::Map<String, serde_json::Value>) -> bool
 
 #[cfg(feature = "formats")]
 mod checker {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
+    use crate::validate::{CompileOnce, Compiled};
 
-    /// A format's checker, or why there is none.
-    pub(crate) type Compiled = Result<Arc<jsonschema::Validator>, String>;
+    /// What checks a format.
+    pub(crate) type Checker = jsonschema::Validator;
 
-    fn cache() -> &'static Mutex<HashMap<String, Compiled>> {
-        static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
-        CACHE.get_or_init(Mutex::default)
-    }
+    /// Every format's checker built so far.
+    static CHECKERS: CompileOnce<Checker> = CompileOnce::new();
 
     /// The checker of `format`, built once.
-    pub(crate) fn compiled(format: &str) -> Compiled {
-        let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .entry(format.to_owned())
-            .or_insert_with(|| {
-                jsonschema::options()
-                    .should_validate_formats(true)
-                    .should_ignore_unknown_formats(false)
-                    .build(&serde_json::json!({ "format": format }))
-                    .map(Arc::new)
-                    .map_err(|_| format!("format {format:?} is not one this runtime can assert"))
-            })
-            .clone()
+    pub(crate) fn compiled(format: &str) -> Compiled<Checker> {
+        CHECKERS.get(format, || {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .should_ignore_unknown_formats(false)
+                .build(&serde_json::json!({ "format": format }))
+                .map_err(|_| format!("format {format:?} is not one this runtime can assert"))
+        })
     }
 
     /// Whether `text` is in `format`. A format with no checker failed when its tool was
     /// loaded; here it constrains nothing.
-    pub(crate) fn accepts(checker: &jsonschema::Validator, text: &str) -> bool {
+    pub(crate) fn accepts(checker: &Checker, text: &str) -> bool {
         checker.is_valid(&serde_json::Value::String(text.to_owned()))
     }
 }
 
 #[cfg(not(feature = "formats"))]
 mod checker {
-    use std::sync::Arc;
+    use crate::validate::Compiled;
 
     /// Stands for a checker where there can be none.
     #[derive(Debug)]
-    pub(crate) enum Never {}
-
-    /// A format's checker, or why there is none.
-    pub(crate) type Compiled = Result<Arc<Never>, String>;
+    pub(crate) enum Checker {}
 
     /// Without the `formats` feature there are no checkers.
-    pub(crate) fn compiled(_format: &str) -> Compiled {
+    pub(crate) fn compiled(_format: &str) -> Compiled<Checker> {
         Err("asserting formats needs tool-runtime's `formats` feature".to_owned())
     }
 
-    pub(crate) fn accepts(checker: &Never, _text: &str) -> bool {
+    pub(crate) fn accepts(checker: &Checker, _text: &str) -> bool {
         match *checker {}
     }
 }
 
-pub(crate) use checker::{Compiled, accepts, compiled};
+pub(crate) use checker::{Checker, accepts, compiled};
 
 /// Whether `text` is in `format`; a format with no checker constrains nothing here (it was
 /// refused at load).
@@ -91,15 +80,5 @@ pub(crate) fn matches(format: &str, text: &str) -> bool {
 
 /// Builds the checker of every format `plan` asserts; the first that cannot be built, why.
 pub(crate) fn check_formats(plan: &serde_json::Value) -> Result<(), String> {
-    use serde_json::Value;
-    match plan {
-        Value::Object(object) => {
-            if let Some(Value::String(format)) = object.get(ASSERTED) {
-                compiled(format)?;
-            }
-            object.values().try_for_each(check_formats)
-        }
-        Value::Array(items) => items.iter().try_for_each(check_formats),
-        _ => Ok(()),
-    }
+    super::each_keyword(plan, ASSERTED, &mut |format| compiled(format).map(drop))
 }

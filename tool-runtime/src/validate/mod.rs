@@ -1,7 +1,7 @@
 //! Checking JSON values against a tool's input schema: every validation keyword the schema
 //! carries, in the schema's own words ([`check`]), the regular expressions of `pattern`
-//! ([`pattern`]), the formats a tool asserts ([`format`]), and the plan of what a tool's argument types leave to be checked after they
-//! parsed ([`plan`]).
+//! ([`pattern`]), the formats a tool asserts ([`format`]), and the plan of what a tool's
+//! argument types leave to be checked after they parsed ([`plan`]).
 
 mod check;
 mod format;
@@ -11,3 +11,61 @@ mod plan;
 pub(crate) use check::{coerce_integers, first_violation};
 pub(crate) use pattern::check_patterns;
 pub(crate) use plan::{Plan, close_and_plan, implied_range};
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::Value;
+
+/// What a schema's text compiles to, or why it does not: a pattern's regular expression, a
+/// format's checker.
+pub(crate) type Compiled<T> = Result<Arc<T>, String>;
+
+/// Each text compiled once: tools' schemas hold a handful of patterns and formats, shared by
+/// every call.
+pub(crate) struct CompileOnce<T>(OnceLock<Mutex<HashMap<String, Compiled<T>>>>);
+
+impl<T> CompileOnce<T> {
+    pub(crate) const fn new() -> Self {
+        CompileOnce(OnceLock::new())
+    }
+
+    /// The compiled form of `text`, compiled by `compile` the first time it is asked for.
+    pub(crate) fn get(
+        &self,
+        text: &str,
+        compile: impl FnOnce() -> Result<T, String>,
+    ) -> Compiled<T> {
+        let mut cache = self
+            .0
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache
+            .entry(text.to_owned())
+            .or_insert_with(|| compile().map(Arc::new))
+            .clone()
+    }
+}
+
+/// Calls `check` on the string under `key` in every object of `schema`; the first error.
+pub(crate) fn each_keyword(
+    schema: &Value,
+    key: &str,
+    check: &mut impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::String(text)) = object.get(key) {
+                check(text)?;
+            }
+            object
+                .values()
+                .try_for_each(|member| each_keyword(member, key, check))
+        }
+        Value::Array(items) => items
+            .iter()
+            .try_for_each(|item| each_keyword(item, key, check)),
+        _ => Ok(()),
+    }
+}

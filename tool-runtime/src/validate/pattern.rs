@@ -12,40 +12,27 @@
 //! A pattern is not anchored, as in JSON Schema: `"[a-z]"` matches any text with a lowercase
 //! letter in it; write `^…$` for the whole text.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
 use regex::Regex;
 use serde_json::Value;
 
-/// A pattern compiled, or why it cannot be.
-type Compiled = Result<Arc<Regex>, String>;
+use super::{CompileOnce, Compiled, each_keyword};
 
-/// Every pattern compiled so far: tools' schemas hold a handful, each compiled once.
-fn cache() -> &'static Mutex<HashMap<String, Compiled>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
-    CACHE.get_or_init(Mutex::default)
-}
+/// Every pattern compiled so far.
+static PATTERNS: CompileOnce<Regex> = CompileOnce::new();
 
 /// The compiled form of `pattern`, or why it cannot be compiled.
-pub(crate) fn compiled(pattern: &str) -> Compiled {
-    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-    cache
-        .entry(pattern.to_owned())
-        .or_insert_with(|| {
-            Regex::new(&ecma_to_regex(pattern))
-                .map(Arc::new)
-                .map_err(|error| match error {
-                    regex::Error::Syntax(text) => text
-                        .lines()
-                        .last()
-                        .unwrap_or("a syntax error")
-                        .trim_start_matches("error: ")
-                        .to_owned(),
-                    other => other.to_string(),
-                })
+pub(crate) fn compiled(pattern: &str) -> Compiled<Regex> {
+    PATTERNS.get(pattern, || {
+        Regex::new(&ecma_to_regex(pattern)).map_err(|error| match error {
+            regex::Error::Syntax(text) => text
+                .lines()
+                .last()
+                .unwrap_or("a syntax error")
+                .trim_start_matches("error: ")
+                .to_owned(),
+            other => other.to_string(),
         })
-        .clone()
+    })
 }
 
 /// Whether `text` matches `pattern`. A pattern that cannot be compiled was refused when its
@@ -56,21 +43,14 @@ pub(crate) fn matches(pattern: &str, text: &str) -> bool {
 
 /// Compiles every `pattern` in `schema`; the first that cannot be compiled, with the reason.
 pub(crate) fn check_patterns(schema: &Value) -> Result<(), String> {
-    match schema {
-        Value::Object(object) => {
-            if let Some(Value::String(pattern)) = object.get("pattern") {
-                compiled(pattern).map_err(|reason| {
-                    format!(
-                        "its pattern {} cannot be used: {reason}",
-                        crate::text::quote(pattern)
-                    )
-                })?;
-            }
-            object.values().try_for_each(check_patterns)
-        }
-        Value::Array(items) => items.iter().try_for_each(check_patterns),
-        _ => Ok(()),
-    }
+    each_keyword(schema, "pattern", &mut |pattern| {
+        compiled(pattern).map(drop).map_err(|reason| {
+            format!(
+                "its pattern {} cannot be used: {reason}",
+                crate::text::quote(pattern)
+            )
+        })
+    })
 }
 
 /// ECMA-262's class escapes in the `regex` crate's syntax: ASCII `\d`, `\w` and `\b`.

@@ -98,7 +98,7 @@ struct Node {
     items_count: (Option<u64>, Option<u64>),
     members_count: (Option<u64>, Option<u64>),
     pattern: Option<Arc<regex::Regex>>,
-    format: Option<super::format::Compiled>,
+    format: Option<super::Compiled<super::format::Checker>>,
     /// The names the object declares, and whether it is closed to others here.
     names: Vec<String>,
     closed: bool,
