@@ -155,7 +155,8 @@ impl<'a> ToolFuture<'a> {
         timeout: Option<Duration>,
         max_result_bytes: usize,
     ) -> Self {
-        let mut inner = self;
+        // Both named: a panic in the tool, or in the guard, is answered with the tool's name.
+        let mut inner = self.named(tool);
         ToolFuture::boxed(async move {
             let mut deadline = match timeout {
                 // A runtime without a timer panics here: said in words instead.
@@ -188,6 +189,7 @@ impl<'a> ToolFuture<'a> {
             })
             .await
         })
+        .named(tool)
     }
 
     pub(crate) fn named(mut self, name: &'a str) -> Self {

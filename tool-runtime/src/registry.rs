@@ -219,10 +219,7 @@ impl ToolRegistry {
         match catch_unwind(AssertUnwindSafe(|| tool.call(call))) {
             // A synchronous tool's result is ready: it ran, and there is nothing to cut short.
             Ok(future) if future.is_ready() => future.capped(tool_name, self.max_result_bytes),
-            Ok(future) => future
-                .named(tool_name)
-                .guarded(tool_name, cancel, timeout, self.max_result_bytes)
-                .named(tool_name),
+            Ok(future) => future.guarded(tool_name, cancel, timeout, self.max_result_bytes),
             Err(payload) => ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref())),
         }
     }
