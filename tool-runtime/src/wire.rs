@@ -277,6 +277,14 @@ impl ModelTurn {
     }
 }
 
+/// The string member `key` of `value`, which the provider always sends (`what` names it).
+fn required_str<'v>(value: &'v Value, key: &str, what: &'static str) -> Result<&'v str, WireError> {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or(WireError::Missing(what))
+}
+
 /// Arguments sent as a JSON string (OpenAI): as they are, `""` meaning no arguments.
 fn string_args(arguments: Option<&Value>) -> String {
     match arguments {
@@ -313,14 +321,12 @@ fn read_openai_chat(mut response: Value) -> Result<ModelTurn, WireError> {
         .flatten()
     {
         let function = call.get("function");
-        let name = function
-            .and_then(|f| f.get("name"))
-            .and_then(Value::as_str)
-            .ok_or(WireError::Missing("tool_calls[].function.name"))?;
-        let id = call
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or(WireError::Missing("tool_calls[].id"))?;
+        let name = required_str(
+            function.unwrap_or(&Value::Null),
+            "name",
+            "tool_calls[].function.name",
+        )?;
+        let id = required_str(call, "id", "tool_calls[].id")?;
         turn.push_call(
             Some(id),
             name,
@@ -354,14 +360,8 @@ fn read_openai_responses(mut response: Value) -> Result<ModelTurn, WireError> {
                 }
             }
             Some("function_call") => {
-                let name = item
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or(WireError::Missing("function_call.name"))?;
-                let id = item
-                    .get("call_id")
-                    .and_then(Value::as_str)
-                    .ok_or(WireError::Missing("function_call.call_id"))?;
+                let name = required_str(item, "name", "function_call.name")?;
+                let id = required_str(item, "call_id", "function_call.call_id")?;
                 turn.push_call(Some(id), name, string_args(item.get("arguments")));
             }
             _ => {}
@@ -385,14 +385,8 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
                 }
             }
             Some("tool_use") => {
-                let name = block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or(WireError::Missing("tool_use.name"))?;
-                let id = block
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .ok_or(WireError::Missing("tool_use.id"))?;
+                let name = required_str(block, "name", "tool_use.name")?;
+                let id = required_str(block, "id", "tool_use.id")?;
                 turn.push_call(Some(id), name, value_args(block.get("input")));
             }
             _ => {}
@@ -428,10 +422,7 @@ fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
             turn.push_text(text);
         }
         if let Some(call) = part.get("functionCall") {
-            let name = call
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or(WireError::Missing("functionCall.name"))?;
+            let name = required_str(call, "name", "functionCall.name")?;
             let id = call.get("id").and_then(Value::as_str);
             turn.push_call(id, name, value_args(call.get("args")));
         }
