@@ -77,6 +77,18 @@ fn ctx() -> (Ctx, Service<Seen>) {
     (ctx, seen)
 }
 
+/// Waits (30 s at most) until the blocking tool has seen its cancellation and stopped.
+fn wait_until_stopped(seen: &Seen) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !seen.stopped_early.load(Ordering::SeqCst) {
+        assert!(
+            Instant::now() < deadline,
+            "the tool never saw its cancellation"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn a_host_cancels_a_running_call_and_it_answers_that_it_was_cancelled() {
     let (ctx, _) = ctx();
@@ -154,14 +166,7 @@ fn a_blocking_tool_past_its_deadline_is_answered_for_and_sees_its_cancellation()
     assert_eq!(out.text, "Error: grind timed out after 150 ms");
     // The thread it ran on is not stopped from outside: the tool saw its cancellation and
     // stopped of itself.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !seen.stopped_early.load(Ordering::SeqCst) {
-        assert!(
-            Instant::now() < deadline,
-            "the tool never saw its cancellation"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_stopped(&seen);
     assert!(seen.steps.load(Ordering::SeqCst) < 100000);
 }
 
@@ -177,14 +182,7 @@ fn the_host_cancelling_a_blocking_tool_cancels_what_it_sees() {
     });
     assert_eq!(future.wait().text, "Error: grind was cancelled");
     canceller.join().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !seen.stopped_early.load(Ordering::SeqCst) {
-        assert!(
-            Instant::now() < deadline,
-            "the tool never saw its cancellation"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_stopped(&seen);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
