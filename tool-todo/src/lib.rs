@@ -233,6 +233,53 @@ pub fn current_json(session: &Session) -> Result<Option<String>, serde_json::Err
         .transpose()
 }
 
+/// The first line of a restatement.
+pub const RESTATEMENT_HEADER: &str =
+    "Your todo list, restated because earlier messages were compacted (todo_write replaces it):";
+
+/// The message a host adds right after compacting a conversation, so the model sees its plan
+/// again (`spec/todo_restatement.md`): the session's current list, one line per item
+/// (`- [<status>] <content as a JSON string>`), or `None` when there is no list or every item is
+/// `completed`. Reads the session's replayed state; appends nothing. A list the session cannot
+/// decode (a log edited by hand) has nothing to restate either: [`current`] says why.
+///
+/// ```
+/// use tool_runtime::Session;
+/// use tool_todo::{Todo, TodoStatus};
+///
+/// let session = Session::in_memory();
+/// assert_eq!(tool_todo::restatement(&session), None);
+/// let todos = vec![
+///     Todo::new("Read the spec", TodoStatus::Completed),
+///     Todo::new("Write the parser", TodoStatus::InProgress),
+/// ];
+/// session.append("todo/write", &serde_json::json!({ "todos": todos })).unwrap();
+/// assert_eq!(
+///     tool_todo::restatement(&session).unwrap(),
+///     "Your todo list, restated because earlier messages were compacted (todo_write replaces it):\n\
+///      - [completed] \"Read the spec\"\n\
+///      - [in_progress] \"Write the parser\""
+/// );
+/// ```
+pub fn restatement(session: &Session) -> Option<String> {
+    let todos = current(session).ok().flatten()?;
+    if todos.iter().all(|todo| todo.status == TodoStatus::Completed) {
+        return None;
+    }
+    let mut text = RESTATEMENT_HEADER.to_owned();
+    for todo in &todos {
+        let status = match todo.status {
+            TodoStatus::Pending => "pending",
+            TodoStatus::InProgress => "in_progress",
+            TodoStatus::Completed => "completed",
+        };
+        // The whole content, quoted as a JSON string: line breaks stay on the item's line.
+        let content = serde_json::to_string(&todo.content).expect("a string serializes");
+        text.push_str(&format!("\n- [{status}] {content}"));
+    }
+    Some(text)
+}
+
 fn count(todos: &[Todo], status: TodoStatus) -> usize {
     todos.iter().filter(|todo| todo.status == status).count()
 }
