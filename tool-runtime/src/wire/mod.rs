@@ -21,6 +21,10 @@
 //! a result the model reads (`Error: …`); only a response that is not the provider's shape at
 //! all is a host error ([`WireError`]).
 //!
+//! A streamed response (server-sent events) is read with [`Provider::stream_reader`]: each
+//! event's text is shown as it comes, and the finished [`StreamReader`] gives the same
+//! [`ModelTurn`] as the equivalent non-streamed response.
+//!
 //! ```
 //! use serde_json::json;
 //! use tool_runtime::wire::Provider;
@@ -71,6 +75,10 @@ use crate::output::ToolOutput;
 use crate::registry::ToolRegistry;
 use crate::schema::Dialect;
 use crate::text::quote;
+
+mod stream;
+
+pub use stream::StreamReader;
 
 /// A provider's API, as far as tool calls go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -239,7 +247,8 @@ pub struct WireCall {
     pub args: String,
 }
 
-/// A response that is not the provider's shape: no call can be read from it.
+/// Why no turn can be read: a response that is not the provider's shape, an error the provider
+/// reported in its stream, or a stream that ended early.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WireError {
@@ -249,6 +258,16 @@ pub enum WireError {
     /// A member the provider always sends is missing or of another type.
     #[error("the response has no {0}")]
     Missing(&'static str),
+    /// The provider reported an error in the stream (an `error` event, a failed response); the
+    /// text is the provider's own message.
+    #[error("the provider reported an error: {0}")]
+    Provider(String),
+    /// The stream ended before the provider said it was complete (names what it never sent).
+    #[error("the stream ended before it was complete: it has no {0}")]
+    Truncated(&'static str),
+    /// An event came before the one that opens what it belongs to (names it).
+    #[error("the stream is out of order: {0}")]
+    OutOfOrder(&'static str),
 }
 
 impl ModelTurn {

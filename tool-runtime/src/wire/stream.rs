@@ -1,0 +1,861 @@
+//! Streamed responses: each provider's server-sent events accumulated into the [`ModelTurn`]
+//! the equivalent non-streamed response gives ([`StreamReader`]).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    ModelTurn, Provider, WireError, read_anthropic, read_gemini, read_openai_chat,
+    read_openai_responses,
+};
+
+impl Provider {
+    /// A reader for one streamed response of this provider: feed it the stream's events with
+    /// [`StreamReader::push`], then take the turn with [`StreamReader::finish`].
+    pub fn stream_reader(self) -> StreamReader {
+        let state = match self {
+            Provider::OpenAiChat => State::Chat(ChatStream::default()),
+            Provider::OpenAiResponses => State::Responses(ResponsesStream::default()),
+            Provider::Anthropic => State::Anthropic(AnthropicStream::default()),
+            Provider::Gemini => State::Gemini(GeminiStream::default()),
+        };
+        StreamReader {
+            state,
+            failed: None,
+        }
+    }
+}
+
+/// One streamed response (server-sent events) being read, event by event, into a
+/// [`ModelTurn`].
+///
+/// The framing (lines, `event:`, `data:`) is the host's; [`StreamReader::push`] takes one event
+/// at a time and returns the text it carried for the user to see now, and
+/// [`StreamReader::finish`] rebuilds the provider's whole response from the events and reads it
+/// with the same reader as [`Provider::read_response`], so calls, ids and the kept message are
+/// read one way only.
+///
+/// | provider | text | calls | complete |
+/// | --- | --- | --- | --- |
+/// | OpenAI Chat Completions | `choices[0].delta.content` | `delta.tool_calls[]` pieces, by index and id | `data: [DONE]` (or a `finish_reason`) |
+/// | OpenAI Responses | `response.output_text.delta` | the `response.completed` response | `response.completed`, `response.incomplete` |
+/// | Anthropic Messages | `text_delta` | `tool_use` blocks, `input_json_delta` pieces | `message_stop` |
+/// | Gemini (`alt=sse`) | non-thought text parts | `functionCall` parts | a `finishReason`, then the body's end |
+///
+/// Any input is read without a panic: data that is not JSON or not the provider's shape is a
+/// [`WireError`], events the provider may add are ignored, an error the provider reports is
+/// [`WireError::Provider`] (from then on, every call returns it again), and a stream that ends
+/// before the provider said it was complete is [`WireError::Truncated`]. Arguments that are not
+/// JSON are not a host error: the call keeps them as they came, for the registry to answer the
+/// model `Error: …`.
+///
+/// ```
+/// use tool_runtime::wire::Provider;
+///
+/// // An Anthropic stream, event by event (`event:` name and `data:`), as the SSE framing gives them.
+/// let events = [
+///     ("message_start", r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":1,"output_tokens":1}}}"#),
+///     ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+///     ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Adding"}}"#),
+///     ("ping", r#"{"type":"ping"}"#),
+///     ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"."}}"#),
+///     ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+///     ("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"add","input":{}}}"#),
+///     ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 2, "}}"#),
+///     ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"b\": 3}"}}"#),
+///     ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+///     ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#),
+///     ("message_stop", r#"{"type":"message_stop"}"#),
+/// ];
+/// let mut reader = Provider::Anthropic.stream_reader();
+/// let mut shown = String::new();
+/// for (event, data) in events {
+///     if let Some(text) = reader.push(event, data).unwrap() {
+///         shown.push_str(&text); // shown to the user as it comes
+///     }
+/// }
+/// assert!(reader.is_done());
+/// let turn = reader.finish().unwrap();
+/// assert_eq!(turn.text, "Adding.");
+/// assert_eq!(shown, turn.text);
+/// assert_eq!(turn.calls[0].id, "toolu_1");
+/// assert_eq!(turn.calls[0].args, r#"{"a":2,"b":3}"#);
+/// assert_eq!(turn.stop_reason.as_deref(), Some("tool_use"));
+/// assert_eq!(turn.message[0]["content"][1]["input"]["b"], 3);
+///
+/// // A stream cut before `message_stop` gives no turn.
+/// let mut cut = Provider::Anthropic.stream_reader();
+/// cut.push(events[0].0, events[0].1).unwrap();
+/// assert_eq!(
+///     cut.finish().unwrap_err().to_string(),
+///     "the stream ended before it was complete: it has no message_stop"
+/// );
+/// ```
+#[derive(Debug)]
+pub struct StreamReader {
+    state: State,
+    /// The error the provider reported, once it has.
+    failed: Option<String>,
+}
+
+#[derive(Debug)]
+enum State {
+    Chat(ChatStream),
+    Responses(ResponsesStream),
+    Anthropic(AnthropicStream),
+    Gemini(GeminiStream),
+}
+
+impl StreamReader {
+    /// Reads one server-sent event (its `event:` name, "message" when none, and its data).
+    /// Returns the text the event carried for the user to see now (a text delta), if any.
+    ///
+    /// Events after the stream said it is complete are ignored; an event with no data (a
+    /// keep-alive) carries nothing.
+    pub fn push(&mut self, event: &str, data: &str) -> Result<Option<String>, WireError> {
+        if let Some(message) = &self.failed {
+            return Err(WireError::Provider(message.clone()));
+        }
+        if self.is_done() {
+            return Ok(None);
+        }
+        let read = self.read(event, data);
+        if let Err(WireError::Provider(message)) = &read {
+            self.failed = Some(message.clone());
+        }
+        read.map(|text| text.filter(|text| !text.is_empty()))
+    }
+
+    /// Whether the stream said it is complete (OpenAI Chat `[DONE]`, Responses
+    /// `response.completed` or `response.incomplete`, Anthropic `message_stop`); Gemini's ends
+    /// with the body, so false until then.
+    pub fn is_done(&self) -> bool {
+        match &self.state {
+            State::Chat(chat) => chat.done,
+            State::Responses(responses) => responses.response.is_some(),
+            State::Anthropic(anthropic) => anthropic.done,
+            State::Gemini(_) => false,
+        }
+    }
+
+    /// The turn: the same text, calls (ids, names, args) and stop reason as
+    /// [`Provider::read_response`] gives for the equivalent non-streamed response, and a
+    /// `message` the provider accepts back.
+    ///
+    /// Call it once the body has ended: a stream the provider did not complete is
+    /// [`WireError::Truncated`] (an OpenAI Chat stream with a `finish_reason` but no `[DONE]`
+    /// is complete enough).
+    pub fn finish(self) -> Result<ModelTurn, WireError> {
+        if let Some(message) = self.failed {
+            return Err(WireError::Provider(message));
+        }
+        match self.state {
+            State::Chat(chat) => chat.finish(),
+            State::Responses(responses) => responses.finish(),
+            State::Anthropic(anthropic) => anthropic.finish(),
+            State::Gemini(gemini) => gemini.finish(),
+        }
+    }
+
+    fn read(&mut self, event: &str, data: &str) -> Result<Option<String>, WireError> {
+        if event == "error" {
+            return Err(WireError::Provider(error_event(data)));
+        }
+        let data = data.trim();
+        if data.is_empty() {
+            return Ok(None);
+        }
+        if let State::Chat(chat) = &mut self.state
+            && data.starts_with("[DONE]")
+        {
+            chat.done = true;
+            return Ok(None);
+        }
+        let value: Value = serde_json::from_str(data).map_err(WireError::NotJson)?;
+        if !value.is_object() {
+            return Err(WireError::Missing("JSON object in the event's data"));
+        }
+        // OpenAI's and Gemini's streams report a failure as a chunk with an `error` member.
+        if let Some(error) = value.get("error").filter(|error| truthy(error)) {
+            return Err(WireError::Provider(reported(error)));
+        }
+        match &mut self.state {
+            State::Chat(chat) => chat.push(&value),
+            State::Responses(responses) => responses.push(event, value),
+            State::Anthropic(anthropic) => anthropic.push(event, value),
+            State::Gemini(gemini) => Ok(gemini.push(value)),
+        }
+    }
+}
+
+/// Whether Python would call the value true: the SDKs' test for an `error` member.
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(members) => !members.is_empty(),
+        Value::Number(number) => number.as_f64() != Some(0.0),
+        Value::Bool(true) => true,
+    }
+}
+
+/// The message of an `error` event's data: its `error` member's (or its own) message, the
+/// data itself when it is not JSON.
+fn error_event(data: &str) -> String {
+    match serde_json::from_str::<Value>(data) {
+        Ok(value) => match value.get("error").filter(|error| truthy(error)) {
+            Some(error) => reported(error),
+            None => reported(&value),
+        },
+        Err(_) if data.trim().is_empty() => "an error event without data".to_owned(),
+        Err(_) => data.trim().to_owned(),
+    }
+}
+
+/// An error the provider reported, as text: `kind: message`, the kind being its code, status or
+/// type (`overloaded_error`, `RESOURCE_EXHAUSTED`, `server_error`).
+fn reported(error: &Value) -> String {
+    let message = error.get("message").and_then(Value::as_str);
+    let kind = ["code", "status", "type"].into_iter().find_map(|key| {
+        error
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|kind| !kind.is_empty() && *kind != "error")
+    });
+    match (kind, message) {
+        (Some(kind), Some(message)) => format!("{kind}: {message}"),
+        (None, Some(message)) => message.to_owned(),
+        _ => match error {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        },
+    }
+}
+
+/// The string `key` of `value`: `Ok(None)` when absent or null, an error when of another type.
+fn optional_str<'v>(
+    value: &'v Value,
+    key: &str,
+    what: &'static str,
+) -> Result<Option<&'v str>, WireError> {
+    match value.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(WireError::Missing(what)),
+    }
+}
+
+/// The event's type: its data's `type`, else the `event:` name.
+fn event_type<'v>(event: &'v str, data: &'v Value) -> &'v str {
+    data.get("type").and_then(Value::as_str).unwrap_or(event)
+}
+
+// OpenAI Chat Completions.
+
+/// An OpenAI Chat stream: the assistant message's pieces.
+#[derive(Debug, Default)]
+struct ChatStream {
+    role: Option<String>,
+    content: Option<String>,
+    refusal: Option<String>,
+    /// Other string members of the deltas (`reasoning_content`, …), concatenated.
+    other: Map<String, Value>,
+    calls: Vec<ChatCall>,
+    /// Per `index`: the latest call at it.
+    latest: HashMap<Option<u64>, usize>,
+    /// Per `index` and id: the call.
+    by_id: HashMap<(Option<u64>, String), usize>,
+    finish_reason: Option<String>,
+    done: bool,
+}
+
+#[derive(Debug)]
+struct ChatCall {
+    id: Option<String>,
+    name: Option<String>,
+    arguments: Option<String>,
+}
+
+impl ChatStream {
+    fn push(&mut self, chunk: &Value) -> Result<Option<String>, WireError> {
+        let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
+            return Err(WireError::Missing("choices"));
+        };
+        let mut text = String::new();
+        // The first choice only, as the non-streamed reader reads `choices[0]`.
+        for choice in choices.iter().filter(|choice| {
+            choice
+                .get("index")
+                .is_none_or(|index| index.is_null() || index.as_u64() == Some(0))
+        }) {
+            if let Some(reason) = optional_str(choice, "finish_reason", "choices[].finish_reason")?
+            {
+                self.finish_reason = Some(reason.to_owned());
+            }
+            match choice.get("delta") {
+                None | Some(Value::Null) => {}
+                Some(delta @ Value::Object(_)) => self.push_delta(delta, &mut text)?,
+                Some(_) => return Err(WireError::Missing("choices[].delta")),
+            }
+        }
+        Ok(Some(text))
+    }
+
+    fn push_delta(&mut self, delta: &Value, text: &mut String) -> Result<(), WireError> {
+        let Some(members) = delta.as_object() else {
+            return Ok(());
+        };
+        for (key, value) in members {
+            match (key.as_str(), value) {
+                (_, Value::Null) => {}
+                ("role", Value::String(role)) => self.role = Some(role.clone()),
+                ("content", Value::String(piece)) => {
+                    self.content.get_or_insert_default().push_str(piece);
+                    text.push_str(piece);
+                }
+                ("refusal", Value::String(piece)) => {
+                    self.refusal.get_or_insert_default().push_str(piece)
+                }
+                ("tool_calls", Value::Array(calls)) => {
+                    for call in calls {
+                        self.push_call(call)?;
+                    }
+                }
+                ("role", _) => return Err(WireError::Missing("choices[].delta.role")),
+                ("content", _) => return Err(WireError::Missing("choices[].delta.content")),
+                ("refusal", _) => return Err(WireError::Missing("choices[].delta.refusal")),
+                ("tool_calls", _) => {
+                    return Err(WireError::Missing("choices[].delta.tool_calls"));
+                }
+                (_, Value::String(piece)) => match self.other.get_mut(key) {
+                    Some(Value::String(text)) => text.push_str(piece),
+                    _ => {
+                        self.other.insert(key.clone(), piece.clone().into());
+                    }
+                },
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// One piece of a call: a new id starts a call (even at an index used before, as some
+    /// servers send every call at index 0); no id continues the latest call at its index.
+    fn push_call(&mut self, piece: &Value) -> Result<(), WireError> {
+        if !piece.is_object() {
+            return Err(WireError::Missing("delta.tool_calls[] object"));
+        }
+        let index = match piece.get("index") {
+            None | Some(Value::Null) => None,
+            Some(index) => Some(
+                index
+                    .as_u64()
+                    .ok_or(WireError::Missing("delta.tool_calls[].index"))?,
+            ),
+        };
+        let id = optional_str(piece, "id", "delta.tool_calls[].id")?.filter(|id| !id.is_empty());
+        let function = piece.get("function").unwrap_or(&Value::Null);
+        let name = optional_str(function, "name", "delta.tool_calls[].function.name")?;
+        let existing = match id {
+            Some(id) => self.by_id.get(&(index, id.to_owned())).copied(),
+            None => self.latest.get(&index).copied(),
+        };
+        let position = match existing {
+            Some(position) => position,
+            None => {
+                let position = self.calls.len();
+                self.calls.push(ChatCall {
+                    id: id.map(str::to_owned),
+                    name: None,
+                    arguments: None,
+                });
+                if let Some(id) = id {
+                    self.by_id.insert((index, id.to_owned()), position);
+                }
+                position
+            }
+        };
+        self.latest.insert(index, position);
+        let Some(call) = self.calls.get_mut(position) else {
+            return Ok(());
+        };
+        // The name comes whole on a call's first piece; a server that repeats it on every
+        // piece repeats it whole.
+        if let Some(name) = name
+            && call.name.as_deref() != Some(name)
+        {
+            call.name.get_or_insert_default().push_str(name);
+        }
+        match function.get("arguments") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(piece)) => call.arguments.get_or_insert_default().push_str(piece),
+            // Arguments sent as a value, as a few servers do: its JSON text.
+            Some(other) => call
+                .arguments
+                .get_or_insert_default()
+                .push_str(&other.to_string()),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<ModelTurn, WireError> {
+        if !self.done && self.finish_reason.is_none() {
+            return Err(WireError::Truncated("finish_reason or [DONE]"));
+        }
+        let mut message = Map::new();
+        message.insert(
+            "role".into(),
+            self.role.unwrap_or_else(|| "assistant".into()).into(),
+        );
+        message.insert(
+            "content".into(),
+            self.content.map_or(Value::Null, Value::from),
+        );
+        if let Some(refusal) = self.refusal {
+            message.insert("refusal".into(), refusal.into());
+        }
+        for (key, value) in self.other {
+            message.entry(key).or_insert(value);
+        }
+        if !self.calls.is_empty() {
+            let calls: Vec<Value> = self
+                .calls
+                .into_iter()
+                .map(|call| {
+                    let mut function = Map::new();
+                    if let Some(name) = call.name {
+                        function.insert("name".into(), name.into());
+                    }
+                    function.insert(
+                        "arguments".into(),
+                        call.arguments.unwrap_or_default().into(),
+                    );
+                    let mut out = Map::new();
+                    if let Some(id) = call.id {
+                        out.insert("id".into(), id.into());
+                    }
+                    out.insert("type".into(), "function".into());
+                    out.insert("function".into(), function.into());
+                    Value::Object(out)
+                })
+                .collect();
+            message.insert("tool_calls".into(), calls.into());
+        }
+        read_openai_chat(json!({
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}]
+        }))
+    }
+}
+
+// OpenAI Responses.
+
+/// An OpenAI Responses stream: the response its last event carries.
+#[derive(Debug, Default)]
+struct ResponsesStream {
+    /// The `response.completed` (or `response.incomplete`) event's response.
+    response: Option<Value>,
+}
+
+impl ResponsesStream {
+    fn push(&mut self, event: &str, mut data: Value) -> Result<Option<String>, WireError> {
+        match event_type(event, &data) {
+            "response.output_text.delta" => {
+                let delta = optional_str(&data, "delta", "response.output_text.delta.delta")?;
+                Ok(delta.map(str::to_owned))
+            }
+            "response.completed" | "response.incomplete" => {
+                match data.get_mut("response").map(Value::take) {
+                    Some(response @ Value::Object(_)) => {
+                        self.response = Some(response);
+                        Ok(None)
+                    }
+                    _ => Err(WireError::Missing("response.completed.response")),
+                }
+            }
+            "response.failed" => {
+                let error = data
+                    .get("response")
+                    .and_then(|response| response.get("error"))
+                    .filter(|error| truthy(error));
+                Err(WireError::Provider(
+                    error.map_or_else(|| "the response failed".to_owned(), reported),
+                ))
+            }
+            "error" => Err(WireError::Provider(reported(&data))),
+            _ => Ok(None),
+        }
+    }
+
+    fn finish(self) -> Result<ModelTurn, WireError> {
+        let response = self
+            .response
+            .ok_or(WireError::Truncated("response.completed"))?;
+        read_openai_responses(response)
+    }
+}
+
+// Anthropic Messages.
+
+/// An Anthropic stream: the message `message_start` opened and its content blocks.
+#[derive(Debug, Default)]
+struct AnthropicStream {
+    message: Option<Map<String, Value>>,
+    /// The content blocks in the order they started.
+    blocks: Vec<Block>,
+    /// Per block `index`: its position in `blocks`.
+    positions: HashMap<u64, usize>,
+    done: bool,
+}
+
+#[derive(Debug)]
+struct Block {
+    value: Map<String, Value>,
+    /// The `input_json_delta` pieces, until `content_block_stop`.
+    json: Option<String>,
+    /// Input that was not a JSON object, as it came: the call's arguments.
+    bad_input: Option<String>,
+}
+
+impl Block {
+    fn new(value: Map<String, Value>) -> Self {
+        Block {
+            value,
+            json: None,
+            bad_input: None,
+        }
+    }
+
+    /// Sets the input its `input_json_delta` pieces spell: `{}` when none or empty; input that
+    /// is not a JSON object is kept for the call's arguments and sent back as `{}`.
+    fn close(&mut self) {
+        let Some(text) = self.json.take() else {
+            return;
+        };
+        let input = match serde_json::from_str::<Value>(&text) {
+            Ok(input @ Value::Object(_)) => input,
+            _ if text.trim().is_empty() => json!({}),
+            _ => {
+                self.bad_input = Some(text);
+                json!({})
+            }
+        };
+        self.value.insert("input".into(), input);
+    }
+
+    fn takes_input(&self) -> bool {
+        self.value
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| kind.ends_with("tool_use"))
+    }
+
+    fn is(&self, kind: &str) -> bool {
+        self.value.get("type").and_then(Value::as_str) == Some(kind)
+    }
+
+    /// Appends `piece` to the string member `key`.
+    fn append(&mut self, key: &str, piece: &str) {
+        match self.value.get_mut(key) {
+            Some(Value::String(text)) => text.push_str(piece),
+            _ => {
+                self.value.insert(key.to_owned(), piece.into());
+            }
+        }
+    }
+}
+
+impl AnthropicStream {
+    fn push(&mut self, event: &str, mut data: Value) -> Result<Option<String>, WireError> {
+        let kind = event_type(event, &data).to_owned();
+        match kind.as_str() {
+            "ping" => return Ok(None),
+            "error" => {
+                return Err(WireError::Provider(reported(
+                    data.get("error").unwrap_or(&data),
+                )));
+            }
+            "message_start" => {
+                if self.message.is_some() {
+                    return Err(WireError::OutOfOrder("a second message_start"));
+                }
+                let Some(Value::Object(mut message)) = data.get_mut("message").map(Value::take)
+                else {
+                    return Err(WireError::Missing("message_start.message"));
+                };
+                if let Some(Value::Array(content)) = message.get_mut("content").map(Value::take) {
+                    self.blocks = content
+                        .into_iter()
+                        .filter_map(|block| match block {
+                            Value::Object(block) => Some(Block::new(block)),
+                            _ => None,
+                        })
+                        .collect();
+                }
+                self.message = Some(message);
+                return Ok(None);
+            }
+            _ => {}
+        }
+        if self.message.is_none() {
+            return match kind.as_str() {
+                "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop"
+                | "message_delta"
+                | "message_stop" => Err(WireError::OutOfOrder("an event before message_start")),
+                _ => Ok(None),
+            };
+        }
+        match kind.as_str() {
+            "content_block_start" => {
+                let index = block_index(&data, "content_block_start.index")?;
+                let Some(Value::Object(block)) = data.get_mut("content_block").map(Value::take)
+                else {
+                    return Err(WireError::Missing("content_block_start.content_block"));
+                };
+                if self.positions.contains_key(&index) {
+                    return Err(WireError::OutOfOrder(
+                        "a second content_block_start for one index",
+                    ));
+                }
+                self.positions.insert(index, self.blocks.len());
+                self.blocks.push(Block::new(block));
+                Ok(None)
+            }
+            "content_block_delta" => {
+                let index = block_index(&data, "content_block_delta.index")?;
+                let block = self.block(index, "content_block_delta before its block's start")?;
+                let delta = data.get("delta").unwrap_or(&Value::Null);
+                let text = |key: &str| optional_str(delta, key, "content_block_delta.delta");
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => match text("text")? {
+                        Some(piece) if block.is("text") => {
+                            block.append("text", piece);
+                            Ok(Some(piece.to_owned()))
+                        }
+                        _ => Ok(None),
+                    },
+                    Some("input_json_delta") => {
+                        if let Some(piece) = text("partial_json")?
+                            && block.takes_input()
+                        {
+                            block.json.get_or_insert_default().push_str(piece);
+                        }
+                        Ok(None)
+                    }
+                    Some("thinking_delta") => {
+                        if let Some(piece) = text("thinking")?
+                            && block.is("thinking")
+                        {
+                            block.append("thinking", piece);
+                        }
+                        Ok(None)
+                    }
+                    Some("signature_delta") => {
+                        if let Some(signature) = text("signature")?
+                            && block.is("thinking")
+                        {
+                            block.value.insert("signature".into(), signature.into());
+                        }
+                        Ok(None)
+                    }
+                    Some("citations_delta") => {
+                        if let Some(citation) = delta.get("citation").filter(|c| c.is_object())
+                            && block.is("text")
+                        {
+                            match block.value.get_mut("citations") {
+                                Some(Value::Array(citations)) => citations.push(citation.clone()),
+                                _ => {
+                                    block.value.insert("citations".into(), json!([citation]));
+                                }
+                            }
+                        }
+                        Ok(None)
+                    }
+                    Some(_) => Ok(None),
+                    None => Err(WireError::Missing("content_block_delta.delta.type")),
+                }
+            }
+            "content_block_stop" => {
+                let index = block_index(&data, "content_block_stop.index")?;
+                self.block(index, "content_block_stop before its block's start")?
+                    .close();
+                Ok(None)
+            }
+            "message_delta" => {
+                let delta = data.get_mut("delta").map(Value::take);
+                if let Some(Value::Object(delta)) = delta
+                    && let Some(message) = &mut self.message
+                {
+                    for (key, value) in delta {
+                        if key == "stop_reason" || key == "stop_sequence" {
+                            message.insert(key, value);
+                        }
+                    }
+                }
+                Ok(None)
+            }
+            "message_stop" => {
+                self.done = true;
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn block(&mut self, index: u64, out_of_order: &'static str) -> Result<&mut Block, WireError> {
+        self.positions
+            .get(&index)
+            .and_then(|&position| self.blocks.get_mut(position))
+            .ok_or(WireError::OutOfOrder(out_of_order))
+    }
+
+    fn finish(mut self) -> Result<ModelTurn, WireError> {
+        if !self.done {
+            return Err(WireError::Truncated("message_stop"));
+        }
+        let Some(mut message) = self.message.take() else {
+            return Err(WireError::Truncated("message_start"));
+        };
+        for block in &mut self.blocks {
+            block.close();
+        }
+        let mut bad_inputs = Vec::new();
+        let mut content = Vec::with_capacity(self.blocks.len());
+        for block in self.blocks {
+            if block.is("tool_use") {
+                bad_inputs.push(block.bad_input);
+            }
+            content.push(Value::Object(block.value));
+        }
+        message.insert("content".into(), content.into());
+        let mut turn = read_anthropic(Value::Object(message))?;
+        // `read_anthropic` reads one call per `tool_use` block, in order.
+        for (call, bad_input) in turn.calls.iter_mut().zip(bad_inputs) {
+            if let Some(text) = bad_input {
+                call.args = text;
+            }
+        }
+        Ok(turn)
+    }
+}
+
+fn block_index(data: &Value, what: &'static str) -> Result<u64, WireError> {
+    data.get("index")
+        .and_then(Value::as_u64)
+        .ok_or(WireError::Missing(what))
+}
+
+// Gemini.
+
+/// A Gemini stream: the first candidate's parts, chunk after chunk.
+#[derive(Debug, Default)]
+struct GeminiStream {
+    role: Option<Value>,
+    parts: Vec<Value>,
+    finish_reason: Option<Value>,
+    chunks: usize,
+    candidate: bool,
+    blocked: Option<String>,
+}
+
+/// Which parts merge with the one before: plain text, and plain thought text; a part with a
+/// thought signature, a call or anything else is kept as it came. Empty plain text is dropped.
+#[derive(PartialEq)]
+enum Plain {
+    Text,
+    Thought,
+}
+
+fn plain(part: &Value) -> Option<Plain> {
+    let part = part.as_object()?;
+    if !part.get("text").is_some_and(Value::is_string) {
+        return None;
+    }
+    match (part.len(), part.get("thought")) {
+        (1, None) => Some(Plain::Text),
+        (2, Some(Value::Bool(true))) => Some(Plain::Thought),
+        _ => None,
+    }
+}
+
+impl GeminiStream {
+    fn push(&mut self, mut chunk: Value) -> Option<String> {
+        self.chunks += 1;
+        if let Some(reason) = chunk
+            .get("promptFeedback")
+            .and_then(|feedback| feedback.get("blockReason"))
+            .and_then(Value::as_str)
+        {
+            self.blocked = Some(reason.to_owned());
+        }
+        let candidate = chunk
+            .get_mut("candidates")
+            .and_then(|candidates| candidates.get_mut(0))
+            .filter(|candidate| candidate.is_object())?;
+        self.candidate = true;
+        if let Some(reason) = candidate.get("finishReason").filter(|r| !r.is_null()) {
+            self.finish_reason = Some(reason.clone());
+        }
+        let content = candidate.get_mut("content")?;
+        if self.role.is_none() {
+            self.role = content.get("role").filter(|role| role.is_string()).cloned();
+        }
+        let Some(Value::Array(parts)) = content.get_mut("parts").map(Value::take) else {
+            return None;
+        };
+        let mut text = String::new();
+        for part in parts {
+            if part.get("thought").and_then(Value::as_bool) != Some(true)
+                && let Some(piece) = part.get("text").and_then(Value::as_str)
+            {
+                text.push_str(piece);
+            }
+            self.push_part(part);
+        }
+        Some(text)
+    }
+
+    fn push_part(&mut self, part: Value) {
+        let kind = plain(&part);
+        // An empty text part is nothing to keep (and Vertex refuses it back).
+        if kind == Some(Plain::Text) && part.get("text").and_then(Value::as_str) == Some("") {
+            return;
+        }
+        if let Some(kind) = kind
+            && let Some(last) = self.parts.last_mut()
+            && plain(last) == Some(kind)
+            && let (Some(Value::String(text)), Some(piece)) = (
+                last.get_mut("text"),
+                part.get("text").and_then(Value::as_str),
+            )
+        {
+            text.push_str(piece);
+            return;
+        }
+        self.parts.push(part);
+    }
+
+    fn finish(self) -> Result<ModelTurn, WireError> {
+        if self.chunks > 0 && !self.candidate {
+            if let Some(reason) = self.blocked {
+                return Err(WireError::Provider(format!(
+                    "the prompt was blocked: {reason}"
+                )));
+            }
+            return Err(WireError::Missing("candidates[0]"));
+        }
+        let Some(finish_reason) = self.finish_reason else {
+            return Err(WireError::Truncated("finishReason"));
+        };
+        let role = self.role.unwrap_or_else(|| "model".into());
+        read_gemini(json!({
+            "candidates": [{
+                "content": {"role": role, "parts": self.parts},
+                "finishReason": finish_reason,
+            }]
+        }))
+    }
+}
