@@ -1,0 +1,562 @@
+//! A provider's HTTP API: where requests go, how they are authenticated, and what happens when
+//! the provider is busy or gone.
+
+use std::fmt;
+use std::io::Read;
+use std::time::{Duration, SystemTime};
+
+use tool_runtime::text::quote;
+use tool_runtime::wire::{ModelTurn, Provider};
+use ureq::http::{HeaderMap, StatusCode};
+
+use crate::Observer;
+use crate::error::AgentError;
+use crate::sse;
+
+/// The largest non-streamed response body read, in bytes.
+const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// The most of an error response's body read for its message, in bytes.
+const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
+/// The first wait between attempts; it doubles per attempt, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait the client picks itself (a provider's `retry-after` may ask for more).
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// Where and how to reach a provider.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ClientConfig {
+    /// The provider's API.
+    pub provider: Provider,
+    /// The model, as the provider names it (`gpt-4.1`, `claude-sonnet-4-5`, `gemini-2.5-pro`).
+    pub model: String,
+    /// The API's base URL, by each official SDK's convention: OpenAI's includes `/v1`
+    /// (`http://localhost:11434/v1` for Ollama), Anthropic's and Gemini's are the host. `None`:
+    /// the provider's own ([`default_base_url`]).
+    pub base_url: Option<String>,
+    /// The API key; `None` sends no credentials (a local OpenAI-compatible server).
+    pub api_key: Option<String>,
+    /// Stream responses (server-sent events), passing text to the observer as it comes.
+    pub stream: bool,
+    /// Attempts after the first for a request the provider answered 408, 409, 429 or 5xx, or
+    /// that could not reach it.
+    pub max_retries: u32,
+    /// The longest wait before a retry: a provider asking for a longer one (`retry-after`) is
+    /// not waited for, and the error says what it asked.
+    pub max_retry_wait: Duration,
+    /// How long connecting may take.
+    pub connect_timeout: Duration,
+    /// How long the provider may take to start answering, and to send the next bytes of a
+    /// streamed answer.
+    pub response_timeout: Duration,
+}
+
+impl ClientConfig {
+    /// A configuration for `model` on `provider`: its hosted API, no key, not streamed, 3
+    /// retries waiting at most 60 s each, 30 s to connect, 10 minutes to answer.
+    pub fn new(provider: Provider, model: impl Into<String>) -> Self {
+        ClientConfig {
+            provider,
+            model: model.into(),
+            base_url: None,
+            api_key: None,
+            stream: false,
+            max_retries: 3,
+            max_retry_wait: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(30),
+            response_timeout: Duration::from_secs(600),
+        }
+    }
+
+    /// This configuration with the key from the provider's environment variable
+    /// ([`key_variable`]), if it is set and not empty.
+    pub fn key_from_env(mut self) -> Self {
+        self.api_key = std::env::var(key_variable(self.provider))
+            .ok()
+            .filter(|key| !key.is_empty());
+        self
+    }
+}
+
+impl fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "…"))
+            .field("stream", &self.stream)
+            .field("max_retries", &self.max_retries)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The environment variable a provider's key is read from: `OPENAI_API_KEY` (both OpenAI
+/// APIs), `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`.
+pub fn key_variable(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Anthropic => "ANTHROPIC_API_KEY",
+        Provider::Gemini => "GEMINI_API_KEY",
+        _ => "OPENAI_API_KEY",
+    }
+}
+
+/// The provider's hosted API, the base URL its official SDK uses.
+pub fn default_base_url(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Anthropic => "https://api.anthropic.com",
+        Provider::Gemini => "https://generativelanguage.googleapis.com",
+        _ => "https://api.openai.com/v1",
+    }
+}
+
+/// A retry the client is about to make.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Retry {
+    /// The attempt that failed, from 1.
+    pub attempt: u32,
+    /// How long the client waits before the next.
+    pub wait: Duration,
+    /// What went wrong (`429 Too Many Requests: …`, `connection refused`).
+    pub reason: String,
+}
+
+/// A client for one provider's API: sends a request body, retries what is worth retrying,
+/// and reads the answer — streamed or not — into a [`ModelTurn`].
+pub struct Client {
+    config: ClientConfig,
+    url: String,
+    http: ureq::Agent,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client for `config`. The provider's hosted API needs a key: without one this is
+    /// [`AgentError::MissingKey`]; a server at another base URL may do without.
+    pub fn new(config: ClientConfig) -> Result<Self, AgentError> {
+        if config.api_key.is_none() && config.base_url.is_none() {
+            return Err(AgentError::MissingKey {
+                variable: key_variable(config.provider),
+                provider: config.provider,
+            });
+        }
+        let base = config
+            .base_url
+            .as_deref()
+            .unwrap_or(default_base_url(config.provider))
+            .trim_end_matches('/');
+        let model = config
+            .model
+            .strip_prefix("models/")
+            .unwrap_or(&config.model);
+        let url = match (config.provider, config.stream) {
+            (Provider::OpenAiResponses, _) => format!("{base}/responses"),
+            (Provider::Anthropic, _) => format!("{base}/v1/messages"),
+            (Provider::Gemini, false) => format!("{base}/v1beta/models/{model}:generateContent"),
+            (Provider::Gemini, true) => {
+                format!("{base}/v1beta/models/{model}:streamGenerateContent?alt=sse")
+            }
+            _ => format!("{base}/chat/completions"),
+        };
+        let http = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(config.connect_timeout))
+            .timeout_recv_response(Some(config.response_timeout))
+            .timeout_per_read(Some(config.response_timeout))
+            .user_agent(concat!("toolhost/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Ok(Client { config, url, http })
+    }
+
+    /// The client's configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// Where requests go.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Sends one request body and reads the model's turn, passing its text to `observer` as it
+    /// comes (in one piece when not streamed).
+    ///
+    /// A 408, 409, 429 or 5xx answer, or a provider that cannot be reached, is retried up to
+    /// [`ClientConfig::max_retries`] times, after the wait the provider asks for
+    /// (`retry-after-ms`, `retry-after` in seconds or as a date) or else 0.5 s doubling up to
+    /// 8 s; a provider that says `x-should-retry: false` is not retried. A stream cut midway is
+    /// not retried: its text was already shown.
+    pub fn send(&self, body: &[u8], observer: &mut dyn Observer) -> Result<ModelTurn, AgentError> {
+        let attempts = self.config.max_retries.saturating_add(1);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let failure = match self.post(body) {
+                Ok(response) if response.status().is_success() => {
+                    return self.read(response, observer);
+                }
+                Ok(response) => Failure::status(response),
+                Err(
+                    error @ (ureq::Error::Io(_)
+                    | ureq::Error::Timeout(_)
+                    | ureq::Error::HostNotFound
+                    | ureq::Error::ConnectionFailed
+                    | ureq::Error::Protocol(_)),
+                ) => Failure::Transport(error.to_string()),
+                Err(error) => {
+                    return Err(AgentError::Request {
+                        url: self.url.clone(),
+                        message: error.to_string(),
+                    });
+                }
+            };
+            let wait = failure.wait(attempt, self.config.max_retry_wait);
+            let give_up = attempt >= attempts || !failure.retryable();
+            match (give_up, wait) {
+                (false, Ok(wait)) => {
+                    observer.retrying(&Retry {
+                        attempt,
+                        wait,
+                        reason: failure.reason(),
+                    });
+                    std::thread::sleep(wait);
+                }
+                (_, asked) => return Err(failure.into_error(self, attempt, asked.err())),
+            }
+        }
+    }
+
+    fn post(&self, body: &[u8]) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json");
+        if self.config.stream {
+            request = request.header("accept", "text/event-stream");
+        }
+        if let Some(key) = &self.config.api_key {
+            request = match self.config.provider {
+                Provider::Anthropic => request.header("x-api-key", key),
+                Provider::Gemini => request.header("x-goog-api-key", key),
+                _ => request.header("authorization", format!("Bearer {key}")),
+            };
+        }
+        if self.config.provider == Provider::Anthropic {
+            request = request.header("anthropic-version", "2023-06-01");
+        }
+        request.send(body)
+    }
+
+    fn read(
+        &self,
+        response: ureq::http::Response<ureq::Body>,
+        observer: &mut dyn Observer,
+    ) -> Result<ModelTurn, AgentError> {
+        let provider = self.config.provider;
+        let is_stream = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+        let mut body = response.into_body();
+        if !(self.config.stream && is_stream) {
+            let text = body
+                .with_config()
+                .limit(MAX_BODY_BYTES)
+                .read_to_string()
+                .map_err(|error| AgentError::Body(error.to_string()))?;
+            let turn = provider.read_response(&text)?;
+            if !turn.text.is_empty() {
+                observer.text(&turn.text);
+            }
+            return Ok(turn);
+        }
+        let mut reader = provider.stream_reader();
+        for event in sse::events(body.into_reader()) {
+            let event = event?;
+            if let Some(text) = reader.push(&event.event, &event.data)? {
+                observer.text(&text);
+            }
+            if reader.is_done() {
+                break;
+            }
+        }
+        Ok(reader.finish()?)
+    }
+}
+
+/// A failed attempt.
+enum Failure {
+    /// The provider answered with an error status.
+    Status {
+        status: StatusCode,
+        message: String,
+        retry_after: Option<Duration>,
+        should_retry: Option<bool>,
+    },
+    /// The provider could not be reached, or the connection broke.
+    Transport(String),
+}
+
+impl Failure {
+    fn status(response: ureq::http::Response<ureq::Body>) -> Self {
+        let status = response.status();
+        let headers = response.headers();
+        let retry_after = retry_after(headers, SystemTime::now());
+        let should_retry = headers
+            .get("x-should-retry")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| match value {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            });
+        let mut text = String::new();
+        let _ = response
+            .into_body()
+            .into_reader()
+            .take(MAX_ERROR_BODY_BYTES)
+            .read_to_string(&mut text);
+        Failure::Status {
+            status,
+            message: error_message(&text),
+            retry_after,
+            should_retry,
+        }
+    }
+
+    fn retryable(&self) -> bool {
+        match self {
+            Failure::Transport(_) => true,
+            Failure::Status {
+                should_retry: Some(should),
+                ..
+            } => *should,
+            Failure::Status { status, .. } => {
+                matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error()
+            }
+        }
+    }
+
+    /// The wait before the next attempt, or the wait the provider asked for when it is longer
+    /// than `max`.
+    fn wait(&self, attempt: u32, max: Duration) -> Result<Duration, Duration> {
+        match self {
+            Failure::Status {
+                retry_after: Some(asked),
+                ..
+            } if *asked > max => Err(*asked),
+            Failure::Status {
+                retry_after: Some(asked),
+                ..
+            } => Ok(*asked),
+            _ => Ok(FIRST_BACKOFF
+                .saturating_mul(1 << (attempt - 1).min(16))
+                .min(MAX_BACKOFF)),
+        }
+    }
+
+    fn reason(&self) -> String {
+        match self {
+            Failure::Status {
+                status, message, ..
+            } => format!("{status}: {message}"),
+            Failure::Transport(message) => message.clone(),
+        }
+    }
+
+    fn into_error(self, client: &Client, attempts: u32, asked: Option<Duration>) -> AgentError {
+        match self {
+            Failure::Status {
+                status, message, ..
+            } => AgentError::Status {
+                provider: client.config.provider,
+                status: status.as_u16(),
+                reason: status.canonical_reason().unwrap_or(""),
+                message,
+                attempts,
+                retry_after: asked,
+            },
+            Failure::Transport(message) => AgentError::Transport {
+                url: client.url.clone(),
+                message,
+                attempts,
+            },
+        }
+    }
+}
+
+/// The wait a response asks for: `retry-after-ms` (OpenAI's), else `retry-after` as seconds or
+/// as an HTTP date.
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    if let Some(millis) =
+        header("retry-after-ms").and_then(|value| value.trim().parse::<f64>().ok())
+        && millis.is_finite()
+        && millis >= 0.0
+    {
+        return Some(Duration::from_secs_f64(millis / 1000.0));
+    }
+    let value = header("retry-after")?.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0)
+            .then(|| Duration::try_from_secs_f64(seconds).ok())
+            .flatten();
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// The message of a provider's error body (`{"error": {"message": …}}` for all of them, in a
+/// list for some of Gemini's), else the body itself, cut and quoted.
+fn error_message(body: &str) -> String {
+    let value: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let error = value.as_ref().map(|value| match value {
+        serde_json::Value::Array(items) => items.first().unwrap_or(value),
+        _ => value,
+    });
+    let message = error
+        .and_then(|error| error.get("error"))
+        .and_then(|error| error.get("message").or(Some(error)))
+        .and_then(serde_json::Value::as_str);
+    match message {
+        Some(message) => quote_long(message),
+        None if body.trim().is_empty() => "(no body)".to_owned(),
+        None => quote_long(body.trim()),
+    }
+}
+
+/// A provider's text, quoted so control characters cannot reach a terminal, cut at 500
+/// characters.
+fn quote_long(text: &str) -> String {
+    match text.char_indices().nth(500) {
+        None => serde_json::to_string(text).unwrap_or_else(|_| quote(text)),
+        Some((cut, _)) => {
+            let mut quoted = serde_json::to_string(&text[..cut]).unwrap_or_else(|_| quote(text));
+            quoted.insert(quoted.len() - 1, '…');
+            quoted
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn retry_after_reads_milliseconds_seconds_and_dates() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+                now
+            ),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "2")]), now),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "0.5")]), now),
+            Some(Duration::from_millis(500))
+        );
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", &later)]), now),
+            Some(Duration::from_secs(30))
+        );
+        let earlier = httpdate::fmt_http_date(now - Duration::from_secs(30));
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", &earlier)]), now),
+            Some(Duration::ZERO)
+        );
+        for junk in ["-1", "NaN", "inf", "soon", "1e400"] {
+            assert_eq!(
+                retry_after(&headers(&[("retry-after", junk)]), now),
+                None,
+                "{junk}"
+            );
+        }
+        assert_eq!(retry_after(&headers(&[]), now), None);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap_and_long_asks_are_refused() {
+        let transport = Failure::Transport("refused".into());
+        let max = Duration::from_secs(60);
+        let waits: Vec<_> = (1..=6).map(|a| transport.wait(a, max).unwrap()).collect();
+        assert_eq!(
+            waits,
+            [500, 1000, 2000, 4000, 8000, 8000].map(Duration::from_millis)
+        );
+        let asked = Failure::Status {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            message: String::new(),
+            retry_after: Some(Duration::from_secs(3600)),
+            should_retry: None,
+        };
+        assert_eq!(asked.wait(1, max), Err(Duration::from_secs(3600)));
+        assert!(asked.retryable());
+    }
+
+    #[test]
+    fn which_statuses_are_retried() {
+        let status = |code: u16, should_retry| Failure::Status {
+            status: StatusCode::from_u16(code).unwrap(),
+            message: String::new(),
+            retry_after: None,
+            should_retry,
+        };
+        for code in [408, 409, 429, 500, 502, 503, 504, 529] {
+            assert!(status(code, None).retryable(), "{code}");
+        }
+        for code in [400, 401, 403, 404, 413, 422] {
+            assert!(!status(code, None).retryable(), "{code}");
+        }
+        assert!(!status(503, Some(false)).retryable());
+        assert!(status(400, Some(true)).retryable());
+    }
+
+    #[test]
+    fn error_messages_come_from_each_providers_error_shape() {
+        assert_eq!(
+            error_message(r#"{"error": {"message": "Invalid key", "type": "auth"}}"#),
+            r#""Invalid key""#
+        );
+        assert_eq!(
+            error_message(
+                r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#
+            ),
+            r#""Overloaded""#
+        );
+        assert_eq!(
+            error_message(
+                r#"[{"error": {"code": 429, "message": "Quota", "status": "RESOURCE_EXHAUSTED"}}]"#
+            ),
+            r#""Quota""#
+        );
+        assert_eq!(error_message(r#"{"error": "plain"}"#), r#""plain""#);
+        assert_eq!(error_message(""), "(no body)");
+        assert_eq!(error_message("<html>\x1b[31m"), r#""<html>\u001b[31m""#);
+        assert_eq!(error_message(&"x".repeat(600)).chars().count(), 503);
+    }
+}

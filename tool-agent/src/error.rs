@@ -1,0 +1,111 @@
+//! What can stop an agent loop.
+
+use std::fmt;
+use std::time::Duration;
+
+use tool_runtime::wire::{Provider, WireError};
+use tool_runtime::{DialectError, SessionError};
+
+use crate::sse::SseError;
+
+/// Why a turn could not be completed. Tool failures are not here: the model reads those.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The provider's hosted API needs a key and none was given.
+    #[error(
+        "{variable} is not set: the {provider} API needs a key (a server at another --base-url may not)"
+    )]
+    MissingKey {
+        /// The variable the key is read from.
+        variable: &'static str,
+        /// The provider.
+        provider: Provider,
+    },
+    /// The provider answered with an error status (after any retries).
+    #[error(
+        "the {provider} API answered {status}{}{reason}: {message}{}",
+        if reason.is_empty() { "" } else { " " },
+        Tries(*attempts, *retry_after)
+    )]
+    Status {
+        /// The provider.
+        provider: Provider,
+        /// The HTTP status.
+        status: u16,
+        /// The status's reason phrase.
+        reason: &'static str,
+        /// The provider's error message, quoted.
+        message: String,
+        /// How many requests were made.
+        attempts: u32,
+        /// The wait the provider asked for, when it was longer than the client waits.
+        retry_after: Option<Duration>,
+    },
+    /// The provider could not be reached (after any retries).
+    #[error("could not reach {url}: {message}{}", Tries(*attempts, None))]
+    Transport {
+        /// The request's URL.
+        url: String,
+        /// What failed.
+        message: String,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The request could not be made at all (a malformed base URL).
+    #[error("cannot send a request to {url}: {message}")]
+    Request {
+        /// The request's URL.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The response body could not be read.
+    #[error("the response could not be read: {0}")]
+    Body(String),
+    /// The response is not the provider's shape.
+    #[error("the provider's response could not be read: {0}")]
+    Wire(#[from] WireError),
+    /// A streamed response broke off or is not server-sent events.
+    #[error("the streamed response could not be read: {0}")]
+    Stream(#[from] SseError),
+    /// The tools cannot be written in the provider's dialect.
+    #[error(transparent)]
+    Dialect(#[from] DialectError),
+    /// The session could not be read or appended to.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session's conversation was held with another provider, whose messages this one
+    /// cannot read.
+    #[error(
+        "the session's conversation was held with the {found} API; continue it with --provider {found}"
+    )]
+    OtherProvider {
+        /// The provider the conversation was held with.
+        found: String,
+    },
+    /// The session's conversation events cannot be read.
+    #[error("the session's conversation cannot be read: {0}")]
+    Conversation(String),
+    /// The model kept calling tools past the turn limit.
+    #[error("the model was still calling tools after {0} turns; stopped (raise --max-turns)")]
+    MaxTurns(u32),
+}
+
+/// ` (after 4 attempts; it asked to wait 3600 s)`, or nothing for a first attempt.
+struct Tries(u32, Option<Duration>);
+
+impl fmt::Display for Tries {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tries(attempts, Some(asked)) => write!(
+                f,
+                " (after {attempts} attempt{}; it asked to wait {} s, longer than the client waits)",
+                if *attempts == 1 { "" } else { "s" },
+                asked.as_secs_f64().ceil()
+            ),
+            Tries(1, None) => Ok(()),
+            Tries(attempts, None) => write!(f, " (after {attempts} attempts)"),
+        }
+    }
+}

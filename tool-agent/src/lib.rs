@@ -1,0 +1,190 @@
+//! The agent loop for `#[tool]` hosts: a model on any provider calls the host's tools until it
+//! answers.
+//!
+//! - [`Client`] talks to a provider's HTTP API (rustls), streamed ([`sse`]) or not, with
+//!   bounded retries for rate limits and failures;
+//! - [`request::body`] writes each provider's request: the model, the conversation, the tools'
+//!   definitions in the provider's dialect;
+//! - [`Conversation`] keeps the messages in the agent's session (`agent/messages` events), so a
+//!   resumed session goes on where it stopped, and compacts them to a budget without ever
+//!   splitting a call from its result, restating the todo list after
+//!   (`tool_todo::restatement`);
+//! - [`AgentLoop`] runs one prompt: request, calls run as one batch
+//!   ([`ToolRegistry::run_turn`]), results back, until the model answers without calls.
+//!
+//! The calls and results themselves are [`tool_runtime::wire`]'s: pure data, the same for any
+//! host that does its own HTTP.
+//!
+//! ```no_run
+//! use tool_agent::{AgentLoop, Client, ClientConfig};
+//! use tool_runtime::wire::Provider;
+//! use tool_runtime::{Agent, Ctx, Session};
+//!
+//! let mut ctx = Ctx::new();
+//! ctx.plugin::<tool_todo::TodoWrite>().unwrap();
+//! let agent = Agent::new("a", Session::in_memory());
+//! let config = ClientConfig::new(Provider::Anthropic, "claude-sonnet-4-5").key_from_env();
+//! let mut agent_loop = AgentLoop::new(&ctx.tools, agent, Client::new(config)?)?;
+//! let answer = agent_loop.prompt("Plan a release of this crate.", &mut ())?;
+//! println!("{answer}");
+//! # Ok::<(), tool_agent::AgentError>(())
+//! ```
+
+pub mod client;
+pub mod conversation;
+mod error;
+pub mod request;
+pub mod sse;
+
+use serde_json::value::RawValue;
+use tool_runtime::wire::{ModelTurn, Provider};
+use tool_runtime::{Agent, Exec, ToolOutput, ToolRegistry};
+
+pub use client::{Client, ClientConfig, Retry};
+pub use conversation::{Compaction, Conversation, Role};
+pub use error::AgentError;
+pub use request::RequestOptions;
+
+/// What a host shows of a loop as it runs. Every method does nothing by default; `()` is an
+/// observer that shows nothing.
+pub trait Observer {
+    /// Text the model wrote: each piece as it streams in, or a whole turn's at once.
+    fn text(&mut self, _text: &str) {}
+    /// The model's turn is complete and its calls are about to run.
+    fn calls(&mut self, _turn: &ModelTurn) {}
+    /// The calls ran; `outputs` pairs with `turn.calls`.
+    fn results(&mut self, _turn: &ModelTurn, _outputs: &[ToolOutput]) {}
+    /// A request failed and is about to be retried.
+    fn retrying(&mut self, _retry: &Retry) {}
+    /// The conversation was compacted before a request.
+    fn compacted(&mut self, _compaction: &Compaction) {}
+}
+
+impl Observer for () {}
+
+/// One agent's loop: its tools, its session (where the conversation and the tools' events are
+/// kept) and a client for its model.
+pub struct AgentLoop<'t> {
+    tools: &'t ToolRegistry,
+    agent: Agent,
+    client: Client,
+    conversation: Conversation,
+    definitions: Box<RawValue>,
+    max_turns: u32,
+    context_budget: Option<usize>,
+    max_tokens: u32,
+}
+
+impl std::fmt::Debug for AgentLoop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentLoop")
+            .field("agent", &self.agent)
+            .field("client", &self.client)
+            .field("max_turns", &self.max_turns)
+            .field("context_budget", &self.context_budget)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'t> AgentLoop<'t> {
+    /// A loop for `agent` with `tools`, on `client`'s model, going on with the conversation
+    /// the agent's session holds. Calls of a turn whose results were never recorded (the last
+    /// host stopped between the two) are answered first, so the provider sees every call
+    /// paired: `Error: the call was not run`, the model can check and call again.
+    ///
+    /// At most 50 model turns per prompt, no compaction, 8192 tokens per answer.
+    pub fn new(tools: &'t ToolRegistry, agent: Agent, client: Client) -> Result<Self, AgentError> {
+        let provider = client.config().provider;
+        let definitions = tools.definitions_json(provider.dialect())?.to_owned();
+        let definitions =
+            RawValue::from_string(definitions).expect("the definitions are a JSON array");
+        let mut conversation = Conversation::open(agent.session().clone(), provider)?;
+        if let Some(turn) = conversation.unanswered()? {
+            conversation.push(Role::Results, provider.results(&turn, &[]))?;
+        }
+        Ok(AgentLoop {
+            tools,
+            agent,
+            client,
+            conversation,
+            definitions,
+            max_turns: 50,
+            context_budget: None,
+            max_tokens: 8192,
+        })
+    }
+
+    /// At most `turns` model turns per prompt: past them, [`AgentError::MaxTurns`].
+    pub fn with_max_turns(mut self, turns: u32) -> Self {
+        self.max_turns = turns;
+        self
+    }
+
+    /// Compact the conversation before a request whose estimated size (conversation and
+    /// definitions) passes `tokens` ([`Conversation::compact`]).
+    pub fn with_context_budget(mut self, tokens: Option<usize>) -> Self {
+        self.context_budget = tokens;
+        self
+    }
+
+    /// The most tokens one answer may have (sent to Anthropic, which requires it).
+    pub fn with_max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// The conversation so far.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// The provider.
+    pub fn provider(&self) -> Provider {
+        self.conversation.provider()
+    }
+
+    /// Sends `prompt` and runs the model's calls, turn after turn, until it answers without
+    /// calls; returns that answer's text. Everything is appended to the session as it
+    /// happens: the prompt, each model turn, the tools' own events, each turn's results.
+    pub fn prompt(
+        &mut self,
+        prompt: &str,
+        observer: &mut dyn Observer,
+    ) -> Result<String, AgentError> {
+        self.conversation.push_prompt(prompt)?;
+        let provider = self.provider();
+        let definition_tokens = self
+            .definitions
+            .get()
+            .len()
+            .div_ceil(conversation::BYTES_PER_TOKEN);
+        for _ in 0..self.max_turns {
+            if let Some(budget) = self.context_budget
+                && let Some(compaction) = self.conversation.compact(budget, definition_tokens)?
+            {
+                observer.compacted(&compaction);
+            }
+            let options = RequestOptions {
+                model: &self.client.config().model,
+                tools: &self.definitions,
+                stream: self.client.config().stream,
+                max_tokens: self.max_tokens,
+            };
+            let body = request::body(provider, &options, self.conversation.messages());
+            let mut turn = self.client.send(&body, observer)?;
+            self.conversation
+                .push(Role::Model, std::mem::take(&mut turn.message))?;
+            if turn.calls.is_empty() {
+                return Ok(turn.text);
+            }
+            observer.calls(&turn);
+            let outputs = self
+                .tools
+                .run_turn(&Exec::for_agent(self.agent.clone()), &turn);
+            observer.results(&turn, &outputs);
+            self.conversation
+                .push(Role::Results, provider.results(&turn, &outputs))?;
+        }
+        Err(AgentError::MaxTurns(self.max_turns))
+    }
+}
