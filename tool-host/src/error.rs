@@ -29,17 +29,26 @@ pub enum HostError {
     /// An MCP connection could not start, or ended with an error.
     #[error("{0}")]
     Mcp(String),
+    /// An agent loop stopped: the provider could not be reached or answered an error, or the
+    /// model passed its turn limit.
+    #[error(transparent)]
+    Agent(#[from] tool_agent::AgentError),
     /// Writing the output, or another operating-system call, failed.
     #[error(transparent)]
     Io(#[from] io::Error),
 }
 
 impl HostError {
-    /// The exit status: 2 for input the command cannot take, 3 for everything else that stops
-    /// it (a session that cannot be opened or read, above all).
+    /// The exit status: 1 for an agent loop the provider stopped, 2 for input the command
+    /// cannot take (a missing API key too), 3 for everything else that stops it (a session
+    /// that cannot be opened or read, above all).
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            HostError::Input(_) => ExitCode::from(2),
+            HostError::Input(_) | HostError::Agent(tool_agent::AgentError::MissingKey { .. }) => {
+                ExitCode::from(2)
+            }
+            HostError::Agent(tool_agent::AgentError::Session(_)) => ExitCode::from(3),
+            HostError::Agent(_) => ExitCode::from(1),
             _ => ExitCode::from(3),
         }
     }

@@ -142,6 +142,9 @@ impl Host {
         if mcp_limits.is_some() {
             host.dialects.push(Dialect::Mcp);
         }
+        if let Command::Agent { provider, .. } = &cli.command {
+            host.dialects.push(provider.dialect());
+        }
         let ctx = host.build(|ctx| {
             if let Some((args, result, timeout)) = mcp_limits {
                 ctx.tools.set_max_args_bytes(args);

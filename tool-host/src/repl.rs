@@ -226,7 +226,7 @@ fn summarize(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// Draws the checklist for every `todo/write` event that arrived since the last call.
-fn redraw(events: &mut Subscription, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn redraw(events: &mut Subscription, out: &mut impl Write) -> io::Result<()> {
     while let Some(event) = events.try_next().map_err(io::Error::other)? {
         if let Some(todos) = tool_todo::todos_of(&event) {
             let todos = todos.map_err(io::Error::other)?;
@@ -236,7 +236,7 @@ fn redraw(events: &mut Subscription, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-fn style() -> ChecklistStyle {
+pub(crate) fn style() -> ChecklistStyle {
     let width = terminal_size::terminal_size().map(|(terminal_size::Width(w), _)| usize::from(w));
     ChecklistStyle::for_output(io::stdout().is_terminal(), width)
 }

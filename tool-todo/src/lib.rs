@@ -263,7 +263,10 @@ pub const RESTATEMENT_HEADER: &str =
 /// ```
 pub fn restatement(session: &Session) -> Option<String> {
     let todos = current(session).ok().flatten()?;
-    if todos.iter().all(|todo| todo.status == TodoStatus::Completed) {
+    if todos
+        .iter()
+        .all(|todo| todo.status == TodoStatus::Completed)
+    {
         return None;
     }
     let mut text = RESTATEMENT_HEADER.to_owned();

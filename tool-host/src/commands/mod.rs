@@ -1,5 +1,6 @@
 //! The host's commands, one module each, and what they share: opening sessions.
 
+mod agent;
 mod call;
 mod replay;
 mod schema;
@@ -48,6 +49,35 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Agent {
+            provider,
+            model,
+            base_url,
+            session_dir,
+            session,
+            prompt,
+            stream,
+            max_turns,
+            context_budget,
+            max_tokens,
+            max_retries,
+        } => agent::agent(
+            name,
+            ctx,
+            agent::AgentArgs {
+                provider,
+                model,
+                base_url,
+                session_dir,
+                session,
+                prompt,
+                stream,
+                max_turns,
+                context_budget,
+                max_tokens,
+                max_retries,
+            },
+        ),
         Command::Mcp {
             session_dir,
             session,

@@ -1,0 +1,207 @@
+//! `toolhost agent`: a model on a provider's API calls the host's tools.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use rustyline::DefaultEditor;
+use rustyline::error::ReadlineError;
+use tool_agent::{AgentError, AgentLoop, Client, ClientConfig, Compaction, Observer, Retry};
+use tool_runtime::text::neutralize;
+use tool_runtime::wire::{ModelTurn, Provider};
+use tool_runtime::{Agent, Ctx, Subscription, ToolOutput};
+
+use crate::HostError;
+
+/// What `toolhost agent` was asked.
+pub(crate) struct AgentArgs {
+    pub(crate) provider: Provider,
+    pub(crate) model: String,
+    pub(crate) base_url: Option<String>,
+    pub(crate) session_dir: Option<PathBuf>,
+    pub(crate) session: Option<PathBuf>,
+    pub(crate) prompt: Option<String>,
+    pub(crate) stream: bool,
+    pub(crate) max_turns: u32,
+    pub(crate) context_budget: Option<usize>,
+    pub(crate) max_tokens: u32,
+    pub(crate) max_retries: u32,
+}
+
+pub(crate) fn agent(name: &str, ctx: &Arc<Ctx>, args: AgentArgs) -> Result<ExitCode, HostError> {
+    let mut config = ClientConfig::new(args.provider, args.model).key_from_env();
+    config.base_url = args.base_url;
+    config.stream = args.stream;
+    config.max_retries = args.max_retries;
+    let client = Client::new(config)?;
+    let (session, path) =
+        super::open_or_create(name, &ctx.sessions, args.session_dir, args.session, "agent")?;
+    crate::note!("{name} agent: session {}", path.display());
+    let agent = Agent::new(session.id().to_owned(), session);
+    let events = agent.session().subscribe();
+    let mut agent_loop = AgentLoop::new(&ctx.tools, agent.clone(), client)?
+        .with_max_turns(args.max_turns)
+        .with_context_budget(args.context_budget)
+        .with_max_tokens(args.max_tokens);
+    let mut shown = Shown {
+        name,
+        chat: args.prompt.is_none(),
+        events,
+        out: io::stdout(),
+    };
+    match args.prompt {
+        Some(prompt) => {
+            let answer = agent_loop.prompt(&prompt, &mut shown)?;
+            let mut out = io::stdout().lock();
+            writeln!(out, "{}", printable(&answer))?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        None => chat(name, &agent, &mut agent_loop, &mut shown),
+    }
+}
+
+/// The interactive chat: a prompt per line (a readline editor on a terminal), until `quit`,
+/// `exit` or the end of input. A turn the provider stops is reported and the chat goes on.
+fn chat(
+    name: &str,
+    agent: &Agent,
+    agent_loop: &mut AgentLoop<'_>,
+    shown: &mut Shown<'_>,
+) -> Result<ExitCode, HostError> {
+    if let Some(todos) =
+        tool_todo::current(agent.session()).map_err(|error| HostError::Input(error.to_string()))?
+    {
+        write!(
+            shown.out,
+            "{}",
+            tool_todo::checklist(&todos, &crate::repl::style())
+        )?;
+    }
+    let mut lines = Lines::new()?;
+    while let Some(line) = lines.next()? {
+        let line = line.trim();
+        match line {
+            "" => continue,
+            "quit" | "exit" => break,
+            _ => {}
+        }
+        match agent_loop.prompt(line, shown) {
+            Ok(_) => writeln!(shown.out)?,
+            Err(error @ AgentError::Session(_)) => return Err(error.into()),
+            Err(error) => {
+                writeln!(shown.out)?;
+                crate::note!("{name} agent: {error}");
+            }
+        }
+        shown.out.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prompts typed on a terminal, or read line by line from a pipe.
+enum Lines {
+    Editor(Box<DefaultEditor>),
+    Piped(io::Lines<io::StdinLock<'static>>),
+}
+
+impl Lines {
+    fn new() -> Result<Self, HostError> {
+        if io::stdin().is_terminal() {
+            let editor = DefaultEditor::new().map_err(io::Error::other)?;
+            Ok(Lines::Editor(Box::new(editor)))
+        } else {
+            Ok(Lines::Piped(io::stdin().lock().lines()))
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<String>, HostError> {
+        match self {
+            Lines::Editor(editor) => loop {
+                match editor.readline("you> ") {
+                    Ok(line) => {
+                        let _ = editor.add_history_entry(line.as_str());
+                        return Ok(Some(line));
+                    }
+                    Err(ReadlineError::Interrupted) => continue,
+                    Err(ReadlineError::Eof) => return Ok(None),
+                    Err(error) => return Err(io::Error::other(error).into()),
+                }
+            },
+            Lines::Piped(lines) => Ok(lines.next().transpose()?),
+        }
+    }
+}
+
+/// What the person sees of the loop: in a chat, the model's text as it comes and the
+/// checklist whenever the list changes; with `--prompt`, only the final text on standard
+/// output. Calls, retries and compactions are noted on standard error.
+struct Shown<'n> {
+    name: &'n str,
+    chat: bool,
+    events: Subscription,
+    out: io::Stdout,
+}
+
+impl Observer for Shown<'_> {
+    fn text(&mut self, text: &str) {
+        if self.chat {
+            let _ = write!(self.out, "{}", printable(text));
+            let _ = self.out.flush();
+        }
+    }
+
+    fn calls(&mut self, turn: &ModelTurn) {
+        if self.chat && !turn.text.is_empty() {
+            let _ = writeln!(self.out);
+        }
+        for call in &turn.calls {
+            crate::note!("{} agent: calling {}", self.name, call.name);
+        }
+    }
+
+    fn results(&mut self, turn: &ModelTurn, outputs: &[ToolOutput]) {
+        for (call, output) in turn.calls.iter().zip(outputs) {
+            if output.is_error {
+                crate::note!("{} agent: {}: {}", self.name, call.name, output.text);
+            }
+        }
+        if self.chat {
+            let _ = crate::repl::redraw(&mut self.events, &mut self.out);
+        }
+    }
+
+    fn retrying(&mut self, retry: &Retry) {
+        crate::note!(
+            "{} agent: {}; retrying in {:.1} s (attempt {} failed)",
+            self.name,
+            retry.reason,
+            retry.wait.as_secs_f64(),
+            retry.attempt
+        );
+    }
+
+    fn compacted(&mut self, compaction: &Compaction) {
+        crate::note!(
+            "{} agent: compacted the conversation: {} messages dropped, about {} → {} tokens{}",
+            self.name,
+            compaction.dropped_messages,
+            compaction.tokens_before,
+            compaction.tokens_after,
+            if compaction.restated {
+                ", todo list restated"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// The model's text made safe for a terminal, its line breaks kept.
+fn printable(text: &str) -> String {
+    text.split('\n')
+        .map(neutralize)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,706 @@
+//! `toolhost agent` end to end, on every provider, streamed and not, against a local server
+//! (tests/agent/server.py) that answers with responses built by the providers' official Python
+//! SDKs and validates every request it receives with the SDKs' own request types. The tests
+//! check what the server received: the calls' results paired by id, in order, errors flagged
+//! as each provider flags them, the restatement after a compaction.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{Value, json};
+use tool_runtime::{Agent, Ctx, Exec, Session};
+
+const PROVIDERS: [&str; 4] = ["openai", "openai-responses", "anthropic", "gemini"];
+
+struct Server {
+    port: u16,
+    records: PathBuf,
+    // Kept open: the server exits when it closes, with this process.
+    _stdin: Mutex<ChildStdin>,
+    _child: Child,
+}
+
+fn python() -> PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolhost-agent-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let records = scratch().join("records");
+        std::fs::create_dir_all(&records).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agent/server.py");
+        let mut child = Command::new(python())
+            .arg(script)
+            .arg(&records)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .strip_prefix("PORT ")
+            .and_then(|port| port.trim().parse().ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "the test server did not start (the SDKs are installed by `.ci/run`, from \
+                     tests/wire/requirements.txt): {line:?}"
+                )
+            });
+        Server {
+            port,
+            records,
+            _stdin: Mutex::new(child.stdin.take().unwrap()),
+            _child: child,
+        }
+    })
+}
+
+/// One `toolhost agent` run and what the server received for its scenario.
+struct Run {
+    output: Output,
+    requests: Vec<Value>,
+    session: PathBuf,
+}
+
+impl Run {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    fn body(&self, index: usize) -> &Value {
+        &self.requests[index]["body"]
+    }
+
+    fn succeeded(&self, answer: &str) {
+        assert_eq!(
+            (self.code(), self.stdout()),
+            (Some(0), format!("{answer}\n")),
+            "{}",
+            self.stderr()
+        );
+    }
+}
+
+fn mode(stream: bool) -> &'static str {
+    if stream { "stream" } else { "plain" }
+}
+
+fn run(scenario: &str, provider: &str, stream: bool, extra: &[&str]) -> Run {
+    let session = scratch().join(format!("{scenario}-{provider}-{}.jsonl", mode(stream)));
+    run_on(
+        scenario,
+        provider,
+        stream,
+        extra,
+        &session,
+        &["--prompt", "Plan the work"],
+    )
+}
+
+fn run_on(
+    scenario: &str,
+    provider: &str,
+    stream: bool,
+    extra: &[&str],
+    session: &Path,
+    prompt: &[&str],
+) -> Run {
+    let server = server();
+    let mut base = format!(
+        "http://127.0.0.1:{}/s/{scenario}/{provider}/{}",
+        server.port,
+        mode(stream)
+    );
+    if provider.starts_with("openai") {
+        base.push_str("/v1");
+    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["agent", "--provider", provider, "--model", "test-model"])
+        .args(["--base-url", &base])
+        .arg("--session")
+        .arg(session)
+        .args(prompt)
+        .args(extra)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("ANTHROPIC_API_KEY", "ak-test")
+        .env("GEMINI_API_KEY", "gk-test")
+        .env("NO_COLOR", "1");
+    if stream {
+        command.arg("--stream");
+    }
+    let output = command.stdin(Stdio::null()).output().unwrap();
+    let record = server
+        .records
+        .join(format!("{scenario}-{provider}-{}.json", mode(stream)));
+    let requests: Vec<Value> = std::fs::read(&record)
+        .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+        .unwrap_or_default();
+    for request in &requests {
+        assert_eq!(
+            request["errors"],
+            json!([]),
+            "the {provider} SDK refused a request: {request}"
+        );
+    }
+    Run {
+        output,
+        requests,
+        session: session.to_owned(),
+    }
+}
+
+/// The conversation a request carries.
+fn messages<'b>(provider: &str, body: &'b Value) -> &'b [Value] {
+    let key = match provider {
+        "openai-responses" => "input",
+        "gemini" => "contents",
+        _ => "messages",
+    };
+    body[key].as_array().expect("the conversation is an array")
+}
+
+/// One tool result as a provider carries it.
+#[derive(Debug, PartialEq)]
+struct Result {
+    /// The call's id (Gemini's, when the call had one).
+    id: Option<String>,
+    text: String,
+    is_error: bool,
+}
+
+/// The calls (ids; `None` for a Gemini call without one) and results of a request, in order,
+/// after checking that each model message's calls are answered right after it, id for id.
+fn calls_and_results(provider: &str, body: &Value) -> (Vec<Option<String>>, Vec<Result>) {
+    let messages = messages(provider, body);
+    let mut calls = Vec::new();
+    let mut results = Vec::new();
+    let mut pending: Vec<Option<String>> = Vec::new();
+    let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
+    for message in messages {
+        let (new_calls, new_results): (Vec<Option<String>>, Vec<Result>) = match provider {
+            "openai" => match message["role"].as_str() {
+                Some("assistant") => (
+                    message["tool_calls"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|call| Some(text(&call["id"])))
+                        .collect(),
+                    vec![],
+                ),
+                Some("tool") => (
+                    vec![],
+                    vec![Result {
+                        id: Some(text(&message["tool_call_id"])),
+                        text: text(&message["content"]),
+                        is_error: text(&message["content"]).starts_with("Error: "),
+                    }],
+                ),
+                _ => (vec![], vec![]),
+            },
+            "openai-responses" => match message["type"].as_str() {
+                Some("function_call") => (vec![Some(text(&message["call_id"]))], vec![]),
+                Some("function_call_output") => (
+                    vec![],
+                    vec![Result {
+                        id: Some(text(&message["call_id"])),
+                        text: text(&message["output"]),
+                        is_error: text(&message["output"]).starts_with("Error: "),
+                    }],
+                ),
+                _ => (vec![], vec![]),
+            },
+            "anthropic" => {
+                let blocks = message["content"].as_array().cloned().unwrap_or_default();
+                (
+                    blocks
+                        .iter()
+                        .filter(|block| block["type"] == "tool_use")
+                        .map(|block| Some(text(&block["id"])))
+                        .collect(),
+                    blocks
+                        .iter()
+                        .filter(|block| block["type"] == "tool_result")
+                        .map(|block| Result {
+                            id: Some(text(&block["tool_use_id"])),
+                            text: text(&block["content"]),
+                            is_error: block["is_error"] == true,
+                        })
+                        .collect(),
+                )
+            }
+            _ => {
+                let parts = message["parts"].as_array().cloned().unwrap_or_default();
+                (
+                    parts
+                        .iter()
+                        .filter_map(|part| part.get("functionCall"))
+                        .map(|call| call.get("id").map(text))
+                        .collect(),
+                    parts
+                        .iter()
+                        .filter_map(|part| part.get("functionResponse"))
+                        .map(|response| Result {
+                            id: response.get("id").map(text),
+                            text: text(
+                                response["response"]
+                                    .get("output")
+                                    .or(response["response"].get("error"))
+                                    .unwrap_or(&Value::Null),
+                            ),
+                            is_error: response["response"].get("error").is_some(),
+                        })
+                        .collect(),
+                )
+            }
+        };
+        if !new_results.is_empty() {
+            for result in &new_results {
+                assert!(
+                    !pending.is_empty(),
+                    "a result answers no call: {result:?} in {body}"
+                );
+                assert_eq!(
+                    result.id,
+                    pending.remove(0),
+                    "results must answer their calls in order"
+                );
+            }
+        } else if !new_calls.is_empty() || provider != "openai-responses" {
+            // Anything but a result while calls are open splits a call from its result
+            // (Responses items of one turn — reasoning, text, calls — come before the outputs).
+            let is_turn_item = provider == "openai-responses"
+                && message["type"] != "function_call_output"
+                && message.get("role").is_none();
+            assert!(
+                pending.is_empty() || is_turn_item,
+                "calls {pending:?} are not answered before {message}"
+            );
+        }
+        pending.extend(new_calls.iter().cloned());
+        calls.extend(new_calls);
+        results.extend(new_results);
+    }
+    (calls, results)
+}
+
+fn list_of(session: &Path) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["replay", "--format", "json"])
+        .arg(session)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn restatement_of(todos: Value) -> String {
+    let mut ctx = Ctx::new();
+    ctx.plugin::<tool_todo::TodoWrite>().unwrap();
+    let session = Session::in_memory();
+    let output = ctx
+        .tools
+        .call(
+            "todo_write",
+            &Exec::for_agent(Agent::new("a", session.clone())),
+            &json!({ "todos": todos }).to_string(),
+        )
+        .wait();
+    assert!(!output.is_error);
+    tool_todo::restatement(&session).unwrap()
+}
+
+fn last_user_text(provider: &str, body: &Value) -> String {
+    let last = messages(provider, body).last().unwrap();
+    assert_eq!(last["role"], "user", "{last}");
+    match provider {
+        "gemini" => last["parts"][0]["text"].as_str().unwrap().to_owned(),
+        _ => last["content"].as_str().unwrap().to_owned(),
+    }
+}
+
+#[test]
+fn a_todo_write_call_runs_and_its_result_goes_back_on_every_provider() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let run = run("todo", provider, stream, &[]);
+            run.succeeded("Done.");
+            assert_eq!(run.requests.len(), 2);
+            // The first request: the prompt, the tools in the provider's dialect, streamed as
+            // asked, the key where the provider wants it.
+            let first = run.body(0);
+            assert_eq!(messages(provider, first).len(), 1);
+            let tools = first["tools"].to_string();
+            assert!(tools.contains("todo_write"), "{tools}");
+            let path = run.requests[0]["path"].as_str().unwrap();
+            let headers = &run.requests[0]["headers"];
+            match provider {
+                "gemini" => {
+                    assert_eq!(
+                        path,
+                        if stream {
+                            "/v1beta/models/test-model:streamGenerateContent?alt=sse"
+                        } else {
+                            "/v1beta/models/test-model:generateContent"
+                        }
+                    );
+                    assert_eq!(headers["x-goog-api-key"], "gk-test");
+                }
+                "anthropic" => {
+                    assert_eq!(path, "/v1/messages");
+                    assert_eq!(headers["x-api-key"], "ak-test");
+                    assert_eq!(first["stream"].as_bool().unwrap_or(false), stream);
+                }
+                _ => {
+                    let want = if provider == "openai" {
+                        "/v1/chat/completions"
+                    } else {
+                        "/v1/responses"
+                    };
+                    assert_eq!(path, want);
+                    assert_eq!(headers["authorization"], "Bearer sk-test");
+                    assert_eq!(first["stream"].as_bool().unwrap_or(false), stream);
+                }
+            }
+            // The second: the model's turn as it came (signatures, reasoning), and the result.
+            let second = run.body(1);
+            let kept = second.to_string();
+            let carried = match provider {
+                "openai" => "Planning.",
+                "openai-responses" => "opaque-reasoning",
+                "anthropic" => "sig-123",
+                _ => "c2lnLWNhbGw=", // base64 of the call's thought signature
+            };
+            assert!(kept.contains(carried), "{provider}: {kept}");
+            let (calls, results) = calls_and_results(provider, second);
+            assert_eq!(calls.len(), 1);
+            assert_eq!(
+                results,
+                [Result {
+                    id: calls[0].clone(),
+                    text: "Updated todo list: 1 pending, 1 in progress, 0 completed".into(),
+                    is_error: false,
+                }],
+                "{provider}"
+            );
+            if provider == "gemini" {
+                assert_eq!(calls[0], None, "Gemini's call came without an id");
+            }
+            assert_eq!(
+                list_of(&run.session),
+                json!([
+                    {"content": "Read the spec", "status": "in_progress"},
+                    {"content": "Write the parser", "status": "pending"}
+                ])
+            );
+        }
+    }
+}
+
+#[test]
+fn parallel_calls_run_in_order_and_pair_by_id() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let run = run("parallel", provider, stream, &[]);
+            run.succeeded("Both done.");
+            let (calls, results) = calls_and_results(provider, run.body(1));
+            assert_eq!(calls.len(), 2, "{provider}");
+            assert_ne!(calls[0], calls[1]);
+            if provider == "gemini" {
+                assert_eq!(calls, [Some("fc_1".into()), Some("fc_2".into())]);
+            }
+            let ids: Vec<_> = results.iter().map(|result| result.id.clone()).collect();
+            assert_eq!(ids, calls);
+            assert!(results.iter().all(|result| !result.is_error));
+            assert_eq!(
+                results[1].text,
+                "Updated todo list: 1 pending, 1 in progress, 1 completed"
+            );
+            // The events are in call order: the second list is the current one.
+            assert_eq!(list_of(&run.session).as_array().unwrap().len(), 3);
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_reach_the_model_as_an_error_and_it_retries() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let run = run("bad_args", provider, stream, &[]);
+            run.succeeded("Done.");
+            assert_eq!(run.requests.len(), 3);
+            let (_, results) = calls_and_results(provider, run.body(1));
+            assert_eq!(results.len(), 1);
+            assert!(results[0].is_error, "{provider}: {results:?}");
+            assert!(results[0].text.starts_with("Error: "), "{results:?}");
+            assert!(results[0].text.contains("done"), "{results:?}");
+            let (calls, results) = calls_and_results(provider, run.body(2));
+            assert_eq!((calls.len(), results.len()), (2, 2));
+            assert!(!results[1].is_error, "{provider}: {results:?}");
+        }
+    }
+}
+
+#[test]
+fn a_call_without_arguments_is_read_as_an_empty_object() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let run = run("empty_args", provider, stream, &[]);
+            run.succeeded("Noted.");
+            let (_, results) = calls_and_results(provider, run.body(1));
+            // `""` is `{}`: the tool says what is missing, not that the JSON is broken.
+            assert!(results[0].is_error);
+            assert!(results[0].text.contains("todos"), "{results:?}");
+            assert!(!results[0].text.contains("JSON"), "{results:?}");
+        }
+    }
+}
+
+#[test]
+fn a_rate_limit_is_waited_out_and_retried() {
+    for (provider, stream) in PROVIDERS
+        .iter()
+        .map(|provider| (*provider, false))
+        .chain([("anthropic", true)])
+    {
+        let run = run("rate_limit", provider, stream, &[]);
+        run.succeeded("Done.");
+        assert_eq!(run.requests.len(), 2);
+        assert_eq!(run.body(0), run.body(1), "the same request, retried");
+        assert!(
+            run.stderr().contains("\"Slow down\"; retrying in 1.0 s"),
+            "{}",
+            run.stderr()
+        );
+    }
+}
+
+#[test]
+fn a_provider_that_stays_busy_is_given_up_on_with_a_clear_message() {
+    for provider in ["anthropic", "openai"] {
+        let run = run("busy", provider, false, &["--max-retries", "2"]);
+        assert_eq!(run.code(), Some(1), "{}", run.stderr());
+        assert_eq!(run.requests.len(), 3);
+        assert!(run.stdout().is_empty());
+        assert!(
+            run.stderr().contains(&format!(
+                "the {provider} API answered 529: \"Overloaded\" (after 3 attempts)"
+            )),
+            "{}",
+            run.stderr()
+        );
+    }
+}
+
+#[test]
+fn compaction_never_splits_a_call_from_its_result_and_restates_the_list() {
+    let list_b = json!([
+        {"content": "Read the spec", "status": "completed"},
+        {"content": "Write the parser", "status": "in_progress"},
+        {"content": "Test it \"twice\"\nthen ship", "status": "pending"}
+    ]);
+    let restated = restatement_of(list_b);
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let run = run(
+                "compaction",
+                provider,
+                stream,
+                &["--context-budget", "9000"],
+            );
+            run.succeeded("Done.");
+            assert_eq!(run.requests.len(), 4);
+            assert!(run.stderr().contains("compacted"), "{}", run.stderr());
+            // Before: every turn is there.
+            let (calls, _) = calls_and_results(provider, run.body(1));
+            assert_eq!(calls.len(), 1);
+            // The third request was compacted: the first turn went, with its result; the
+            // prompt and the second turn stayed; the list is restated last, exactly.
+            let third = run.body(2);
+            let (calls, results) = calls_and_results(provider, third);
+            assert_eq!(
+                calls.len(),
+                1,
+                "{provider}: only the second turn's call is left"
+            );
+            assert_eq!(results.len(), 1);
+            let first_message = &messages(provider, third)[0];
+            assert!(
+                first_message.to_string().contains("Plan the work"),
+                "{first_message}"
+            );
+            assert_eq!(last_user_text(provider, third), restated, "{provider}");
+            assert!(
+                third.to_string().len() < run.body(1).to_string().len() + 2000,
+                "{provider}: the request shrank"
+            );
+            // The fourth goes on from there, paired.
+            let (calls, results) = calls_and_results(provider, run.body(3));
+            assert_eq!((calls.len(), results.len()), (2, 2));
+        }
+    }
+}
+
+#[test]
+fn a_resumed_session_continues_the_conversation() {
+    for provider in PROVIDERS {
+        let session = scratch().join(format!("resume-{provider}.jsonl"));
+        let first = run_on(
+            "resume",
+            provider,
+            false,
+            &[],
+            &session,
+            &["--prompt", "One"],
+        );
+        first.succeeded("First.");
+        let second = run_on(
+            "resume",
+            provider,
+            false,
+            &[],
+            &session,
+            &["--prompt", "Two"],
+        );
+        second.succeeded("Second.");
+        let sent = messages(provider, second.body(1));
+        // Prompt, answer, prompt (the Responses answer has its reasoning item too).
+        let answer_items = if provider == "openai-responses" { 2 } else { 1 };
+        assert_eq!(sent.len(), 2 + answer_items, "{provider}: {sent:?}");
+        let text = serde_json::to_string(sent).unwrap();
+        let (one, first_answer, two) = (
+            text.find("One").unwrap(),
+            text.find("First.").unwrap(),
+            text.find("Two").unwrap(),
+        );
+        assert!(one < first_answer && first_answer < two, "{text}");
+    }
+}
+
+#[test]
+fn another_providers_conversation_is_refused() {
+    let session = scratch().join("other-provider.jsonl");
+    run_on(
+        "other_provider",
+        "anthropic",
+        false,
+        &[],
+        &session,
+        &["--prompt", "One"],
+    )
+    .succeeded("First.");
+    let run = run_on(
+        "other_provider",
+        "gemini",
+        false,
+        &[],
+        &session,
+        &["--prompt", "Two"],
+    );
+    assert_eq!(run.code(), Some(1));
+    assert!(
+        run.stderr()
+            .contains("the session's conversation was held with the anthropic API"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn a_missing_key_is_a_usage_error_before_anything_is_written() {
+    let dir = scratch().join("no-key");
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args([
+            "agent",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--prompt",
+            "x",
+        ])
+        .arg("--session-dir")
+        .arg(&dir)
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("ANTHROPIC_API_KEY is not set"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!dir.exists());
+}
+
+#[test]
+fn the_chat_draws_the_checklist_as_the_list_changes() {
+    let server = server();
+    let session = scratch().join("chat.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args([
+            "agent",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--stream",
+        ])
+        .arg("--base-url")
+        .arg(format!(
+            "http://127.0.0.1:{}/s/todo/anthropic/chat",
+            server.port
+        ))
+        .arg("--session")
+        .arg(&session)
+        .env("ANTHROPIC_API_KEY", "ak-test")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "Plan the work").unwrap();
+        writeln!(stdin, "quit").unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let planning = stdout.find("Planning.").expect("the model's text");
+    let checklist = stdout.find("Read the spec").expect("the checklist");
+    let done = stdout.find("Done.").expect("the final answer");
+    assert!(planning < checklist && checklist < done, "{stdout}");
+}

@@ -1,0 +1,271 @@
+"""A local stand-in for each provider's API, answering with responses built by the providers'
+official Python SDKs (tests/wire/sdk.py), streamed or not, for `toolhost agent` to talk to.
+
+    python3 server.py RECORD_DIR
+
+Prints `PORT <n>` once it listens on 127.0.0.1, and exits when its standard input closes.
+A request to `/s/<scenario>/<provider>/<mode>/...` (the agent's --base-url is
+`http://127.0.0.1:<n>/s/<scenario>/<provider>/<mode>`, plus `/v1` for OpenAI's) gets the
+scenario's next reply; every request is validated with the SDK's own request types and recorded,
+with what did not validate, in RECORD_DIR/<scenario>-<provider>-<mode>.json.
+"""
+
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "wire"))
+
+import sdk  # noqa: E402
+from anthropic.types import Message  # noqa: E402
+from anthropic.types.message_create_params import (  # noqa: E402
+    MessageCreateParamsNonStreaming, MessageCreateParamsStreaming)
+from google.genai import types as genai  # noqa: E402
+from openai.types.chat import ChatCompletion  # noqa: E402
+from openai.types.chat.completion_create_params import (  # noqa: E402
+    CompletionCreateParamsNonStreaming, CompletionCreateParamsStreaming)
+from openai.types.responses.response_create_params import (  # noqa: E402
+    ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming)
+
+LIST_A = {"todos": [{"content": "Read the spec", "status": "in_progress"},
+                    {"content": "Write the parser", "status": "pending"}]}
+LIST_B = {"todos": [{"content": "Read the spec", "status": "completed"},
+                    {"content": "Write the parser", "status": "in_progress"},
+                    {"content": "Test it \"twice\"\nthen ship", "status": "pending"}]}
+LIST_C = {"todos": [{"content": "Read the spec", "status": "completed"},
+                    {"content": "Write the parser", "status": "completed"},
+                    {"content": "Test it", "status": "in_progress"}]}
+BAD = {"todos": [{"content": "Read the spec", "status": "done"}]}
+PADDING = "Thinking it through. " * 1000  # about 5000 tokens
+
+
+# Each provider's turn: `calls` are (id, name, args) with args a dict, or None for "no
+# arguments" (OpenAI's "", Anthropic's {}, Gemini's missing args).
+
+def chat_turn(calls, text):
+    return sdk.openai_chat([(id_, name, "" if args is None else json.dumps(args))
+                            for id_, name, args in calls], content=text)
+
+
+def chat_final(text):
+    return sdk.dump(ChatCompletion.model_validate({
+        "id": "chatcmpl-2", "object": "chat.completion", "created": 1764720000,
+        "model": "gpt-test",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}]}))
+
+
+def responses_turn(calls, text):
+    return sdk.openai_responses([(id_, name, "" if args is None else json.dumps(args))
+                                 for id_, name, args in calls], text=text)
+
+
+def anthropic_turn(calls, text):
+    return sdk.anthropic([(id_, name, {} if args is None else args)
+                          for id_, name, args in calls], text=text)
+
+
+def anthropic_final(text):
+    return sdk.dump(Message.model_validate({
+        "id": "msg_2", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 2}}))
+
+
+def gemini_turn(calls, text):
+    parts = [{"text": "Planning.", "thought": True, "thought_signature": b"sig-thought"}]
+    if text:
+        parts.append({"text": text})
+    parts += [sdk.gemini_call(id_, name, args, b"sig-call" if i == 0 else None)
+              for i, (id_, name, args) in enumerate(calls)]
+    return sdk.gemini_chunk(parts, "STOP")
+
+
+TURNS = {
+    "openai": (chat_turn, chat_final),
+    "openai-responses": (responses_turn, lambda text: sdk.openai_responses([], text=text)),
+    "anthropic": (anthropic_turn, anthropic_final),
+    "gemini": (gemini_turn, lambda text: sdk.gemini_chunk([{"text": text}], "STOP")),
+}
+
+
+def ids(provider, *names):
+    """Call ids as the provider makes them; Gemini's calls come without."""
+    if provider == "gemini":
+        return [None] * len(names)
+    prefix = {"openai": "call_", "openai-responses": "call_", "anthropic": "toolu_"}[provider]
+    return [prefix + name for name in names]
+
+
+def scenario(name, provider):
+    """The replies of a scenario: ("json", body) or ("status", code, headers, body)."""
+    turn, final = TURNS[provider]
+
+    def calls(*pairs):
+        return list(zip(ids(provider, *[f"{name}{i}" for i in range(len(pairs))]),
+                        [p[0] for p in pairs], [p[1] for p in pairs]))
+
+    if name == "todo":
+        return [("json", turn(calls(("todo_write", LIST_A)), "Planning.")),
+                ("json", final("Done."))]
+    if name == "parallel":
+        pair = calls(("todo_write", LIST_A), ("todo_write", LIST_B))
+        if provider == "gemini":  # Gemini may give ids too: kept and echoed
+            pair = [("fc_1", *pair[0][1:]), ("fc_2", *pair[1][1:])]
+        return [("json", turn(pair, None)), ("json", final("Both done."))]
+    if name == "bad_args":
+        return [("json", turn(calls(("todo_write", BAD)), "Planning.")),
+                ("json", turn(calls(("todo_write", LIST_A)), "Fixed.")),
+                ("json", final("Done."))]
+    if name == "empty_args":
+        return [("json", turn(calls(("todo_write", None)), None)),
+                ("json", final("Noted."))]
+    if name == "rate_limit":
+        busy = {"error": {"type": "rate_limit_error", "message": "Slow down"}}
+        return [("status", 429, {"retry-after": "1"}, busy), ("json", final("Done."))]
+    if name == "busy":
+        busy = {"error": {"type": "overloaded_error", "message": "Overloaded"}}
+        return [("status", 529, {"retry-after": "0"}, busy)] * 10
+    if name == "compaction":
+        return [("json", turn(calls(("todo_write", LIST_A)), PADDING)),
+                ("json", turn(calls(("todo_write", LIST_B)), PADDING)),
+                ("json", turn(calls(("todo_write", LIST_C)), "Nearly there.")),
+                ("json", final("Done."))]
+    if name in ("resume", "other_provider"):
+        return [("json", final("First.")), ("json", final("Second."))]
+    raise KeyError(name)
+
+
+# Streams: the same response as each provider streams it, events built with the SDK's types.
+
+def chat_stream(response):
+    message = response["choices"][0]["message"]
+    deltas = [({"role": "assistant", "content": ""}, None)]
+    deltas += [({"content": piece}, None) for piece in sdk.pieces(message.get("content") or "", 3)
+               if piece]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        function = call["function"]
+        deltas.append(({"tool_calls": [sdk.chat_call(index, call["id"], function["name"], "")]},
+                       None))
+        deltas += [({"tool_calls": [sdk.chat_call(index, arguments=piece)]}, None)
+                   for piece in sdk.pieces(function["arguments"], 3) if piece]
+    deltas.append(({}, response["choices"][0]["finish_reason"]))
+    return sdk.chat_stream(deltas)
+
+
+def anthropic_stream(message):
+    inputs = [sdk.pieces(json.dumps(block["input"]), 3)
+              for block in message["content"] if block["type"] == "tool_use"]
+    return sdk.anthropic_stream(message, inputs)
+
+
+def gemini_stream(response):
+    """One chunk per part, the last with the finish reason; each chunk validated from its JSON
+    (so the base64 of thought signatures reads back as the same bytes)."""
+    candidate = response["candidates"][0]
+    parts = candidate["content"]["parts"]
+    chunks = []
+    for i, part in enumerate(parts):
+        chunk = {"candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
+                 "modelVersion": "gemini-test"}
+        if i == len(parts) - 1:
+            chunk["candidates"][0]["finishReason"] = candidate["finishReason"]
+        chunks.append(sdk.dump(genai.GenerateContentResponse.model_validate_json(
+            json.dumps(chunk))))
+    return sdk.sse_data(chunks, end="\r\n\r\n")
+
+
+STREAMS = {"openai": chat_stream, "openai-responses": sdk.responses_stream,
+           "anthropic": anthropic_stream, "gemini": gemini_stream}
+
+
+def typed_request(non_streaming, streaming):
+    plain, streamed = sdk.typed(non_streaming), sdk.typed(streaming)
+    return lambda body: (streamed if body.get("stream") else plain)(body)
+
+
+def gemini_request(body):
+    unknown = set(body) - {"contents", "tools", "systemInstruction", "generationConfig",
+                           "toolConfig"}
+    if unknown:
+        raise ValueError(f"unknown members {sorted(unknown)}")
+    for content in body["contents"]:
+        genai.Content.model_validate(content)
+    for tool in body.get("tools", []):
+        genai.Tool.model_validate(tool)
+
+
+REQUESTS = {
+    "openai": typed_request(CompletionCreateParamsNonStreaming, CompletionCreateParamsStreaming),
+    "openai-responses": typed_request(ResponseCreateParamsNonStreaming,
+                                      ResponseCreateParamsStreaming),
+    "anthropic": typed_request(MessageCreateParamsNonStreaming, MessageCreateParamsStreaming),
+    "gemini": gemini_request,
+}
+
+LOCK = threading.Lock()
+SEEN = {}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        parts = self.path.split("/")
+        if len(parts) < 6 or parts[1] != "s":
+            self.send_error(404)
+            return
+        name, provider, mode = parts[2], parts[3], parts[4]
+        key = f"{name}-{provider}-{mode}"
+        body_bytes = self.rfile.read(int(self.headers.get("content-length", 0)))
+        errors = []
+        try:
+            body = json.loads(body_bytes)
+            REQUESTS[provider](body)
+        except Exception as error:  # noqa: BLE001 - every refusal is recorded
+            body = body_bytes.decode("utf-8", "replace")
+            errors.append(str(error)[:2000])
+        headers = {name_: self.headers.get(name_) for name_ in
+                   ("authorization", "x-api-key", "x-goog-api-key", "anthropic-version",
+                    "accept", "content-type") if self.headers.get(name_) is not None}
+        with LOCK:
+            seen = SEEN.setdefault(key, [])
+            replies = scenario(name, provider)
+            reply = replies[min(len(seen), len(replies) - 1)]
+            seen.append({"path": "/" + "/".join(parts[5:]), "headers": headers, "body": body,
+                         "errors": errors})
+            with open(os.path.join(sys.argv[1], key + ".json"), "w") as record:
+                json.dump(seen, record)
+        if reply[0] == "status":
+            _, status, extra, payload = reply
+            self.send(status, "application/json", json.dumps(payload).encode(), extra)
+        elif (isinstance(body, dict) and body.get("stream") is True) or "alt=sse" in self.path:
+            self.send(200, "text/event-stream", STREAMS[provider](reply[1]).encode())
+        else:
+            self.send(200, "application/json", json.dumps(reply[1]).encode())
+
+    def send(self, status, content_type, payload, extra=None):
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(payload)))
+        for header, value in (extra or {}).items():
+            self.send_header(header, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"PORT {server.server_address[1]}", flush=True)
+    sys.stdin.read()  # until the test process goes away
+
+
+if __name__ == "__main__":
+    main()
