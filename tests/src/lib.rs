@@ -1,5 +1,7 @@
 //! Compile tests and cross-crate integration tests for the `#[tool]` framework.
 
+pub mod sdk;
+
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

@@ -4,10 +4,6 @@
 //! model's turn kept unchanged and the results — validates against the SDK's request types
 //! (`sdk.py validate`).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
 use serde_json::{Value, json};
 use tool_runtime::wire::{ModelTurn, Provider, WireError};
 use tool_runtime::{Agent, Ctx, Exec, Session, ToolOutput, tool};
@@ -17,40 +13,6 @@ use tool_todo::TodoWrite;
 #[tool]
 fn clock() -> String {
     "12:00".into()
-}
-
-fn python() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
-}
-
-fn sdk(mode: &str, input: Option<&Value>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("wire/sdk.py");
-    let mut child = Command::new(python())
-        .arg(script)
-        .arg(mode)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    let mut stdin = child.stdin.take().unwrap();
-    if let Some(input) = input {
-        stdin.write_all(input.to_string().as_bytes()).unwrap();
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "sdk.py {mode} failed (the SDKs are installed by `.ci/run`, from tests/wire/requirements.txt):\n{stdout}\n{stderr}"
-    );
-    stdout
 }
 
 /// One provider's turns, read, run and answered.
@@ -82,7 +44,7 @@ const UPDATED: &str = "Updated todo list: 1 pending, 1 in progress, 0 completed"
 
 #[test]
 fn every_providers_calls_pair_with_their_results_and_validate_against_its_sdk() {
-    let responses: Value = serde_json::from_str(&sdk("responses", None)).unwrap();
+    let responses: Value = serde_json::from_str(&tests::sdk::run("responses", None)).unwrap();
     let mut produced = serde_json::Map::new();
     for provider in Provider::ALL {
         let bodies = responses[provider.name()].as_array().unwrap();
@@ -95,7 +57,7 @@ fn every_providers_calls_pair_with_their_results_and_validate_against_its_sdk() 
             .collect();
         produced.insert(provider.name().into(), turns.into());
     }
-    let report = sdk("validate", Some(&Value::Object(produced)));
+    let report = tests::sdk::run("validate", Some(&Value::Object(produced)));
     assert!(report.contains("messages valid"), "{report}");
 }
 

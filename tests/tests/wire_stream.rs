@@ -5,9 +5,7 @@
 //! response, however its bytes are split across reads, and the turn it keeps validates against
 //! the SDK's request types (`sdk.py validate`). Hostile streams are errors, never panics.
 
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::io::{self, Read};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -20,40 +18,6 @@ use tool_runtime::{Ctx, Exec, ToolOutput, tool};
 #[tool]
 fn clock() -> String {
     "12:00".into()
-}
-
-fn python() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
-}
-
-fn sdk(mode: &str, input: Option<&Value>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("wire/sdk.py");
-    let mut child = Command::new(python())
-        .arg(script)
-        .arg(mode)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    let mut stdin = child.stdin.take().unwrap();
-    if let Some(input) = input {
-        stdin.write_all(input.to_string().as_bytes()).unwrap();
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "sdk.py {mode} failed (the SDKs are installed by `.ci/run`, from tests/wire/requirements.txt):\n{stdout}\n{stderr}"
-    );
-    stdout
 }
 
 /// One streamed response and its non-streamed equivalent.
@@ -76,7 +40,7 @@ impl Case {
 fn cases() -> &'static [Case] {
     static CASES: OnceLock<Vec<Case>> = OnceLock::new();
     CASES.get_or_init(|| {
-        let streams: Value = serde_json::from_str(&sdk("streams", None)).unwrap();
+        let streams: Value = serde_json::from_str(&tests::sdk::run("streams", None)).unwrap();
         let mut cases = Vec::new();
         for provider in Provider::ALL {
             for case in streams[provider.name()].as_array().unwrap() {
@@ -249,7 +213,7 @@ fn every_stream_reads_as_its_non_streamed_response_and_validates_against_its_sdk
             .unwrap()
             .push(json!({"message": streamed.turn.message, "results": results}));
     }
-    let report = sdk("validate", Some(&Value::Object(produced)));
+    let report = tests::sdk::run("validate", Some(&Value::Object(produced)));
     assert!(report.contains("messages valid"), "{report}");
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use tool_runtime::Dialect;
 use tool_runtime::wire::Provider;
 
@@ -103,46 +103,7 @@ pub(crate) enum Command {
     /// ANTHROPIC_API_KEY, GEMINI_API_KEY. Exit status: 1 when the provider could not be reached
     /// or answered an error (after retries) or the model passed --max-turns, 2 for usage errors
     /// (a missing key), 3 when the session could not be opened or written.
-    Agent {
-        /// The provider's API: openai (Chat Completions, and any OpenAI-compatible server),
-        /// openai-responses, anthropic, gemini.
-        #[arg(long, value_parser = parse_provider)]
-        provider: Provider,
-        /// The model, as the provider names it.
-        #[arg(long)]
-        model: String,
-        /// The API's base URL. OpenAI's includes `/v1` (`http://localhost:11434/v1` for a local
-        /// Ollama); Anthropic's and Gemini's are the host. Default: the provider's own.
-        #[arg(long, value_name = "URL")]
-        base_url: Option<String>,
-        /// Where the new session is kept. Default: as for `mcp`.
-        #[arg(long, value_name = "DIR")]
-        session_dir: Option<PathBuf>,
-        /// Go on with the conversation in this session file (created if absent).
-        #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
-        session: Option<PathBuf>,
-        /// Answer this one prompt, print the model's final text and exit.
-        #[arg(long, value_name = "TEXT")]
-        prompt: Option<String>,
-        /// Stream the model's responses (server-sent events): text shows as it is written.
-        #[arg(long)]
-        stream: bool,
-        /// The most model turns for one prompt.
-        #[arg(long, value_name = "N", default_value_t = 50)]
-        max_turns: u32,
-        /// Compact the conversation when it passes this many tokens (estimated as JSON bytes /
-        /// 4): older turns are dropped, never a call without its result, and the todo list is
-        /// restated. Default: never.
-        #[arg(long, value_name = "TOKENS")]
-        context_budget: Option<usize>,
-        /// The most tokens one answer may have (Anthropic requires a limit).
-        #[arg(long, value_name = "TOKENS", default_value_t = 8192)]
-        max_tokens: u32,
-        /// Retries of a request that was rate limited, failed on the provider's side or could
-        /// not reach it.
-        #[arg(long, value_name = "N", default_value_t = 3)]
-        max_retries: u32,
-    },
+    Agent(AgentArgs),
     /// Print the current todo list of a session log, or its events.
     ///
     /// A torn last line (an interrupted append) is reported on standard error and skipped; any
@@ -159,6 +120,49 @@ pub(crate) enum Command {
         #[arg(long, conflicts_with = "format")]
         events: bool,
     },
+}
+
+/// What `toolhost agent` is asked.
+#[derive(Args, Debug)]
+pub(crate) struct AgentArgs {
+    /// The provider's API: openai (Chat Completions, and any OpenAI-compatible server),
+    /// openai-responses, anthropic, gemini.
+    #[arg(long, value_parser = parse_provider)]
+    pub(crate) provider: Provider,
+    /// The model, as the provider names it.
+    #[arg(long)]
+    pub(crate) model: String,
+    /// The API's base URL. OpenAI's includes `/v1` (`http://localhost:11434/v1` for a local
+    /// Ollama); Anthropic's and Gemini's are the host. Default: the provider's own.
+    #[arg(long, value_name = "URL")]
+    pub(crate) base_url: Option<String>,
+    /// Where the new session is kept. Default: as for `mcp`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) session_dir: Option<PathBuf>,
+    /// Go on with the conversation in this session file (created if absent).
+    #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
+    pub(crate) session: Option<PathBuf>,
+    /// Answer this one prompt, print the model's final text and exit.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) prompt: Option<String>,
+    /// Stream the model's responses (server-sent events): text shows as it is written.
+    #[arg(long)]
+    pub(crate) stream: bool,
+    /// The most model turns for one prompt.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub(crate) max_turns: u32,
+    /// Compact the conversation when it passes this many tokens (estimated as JSON bytes /
+    /// 4): older turns are dropped, never a call without its result, and the todo list is
+    /// restated. Default: never.
+    #[arg(long, value_name = "TOKENS")]
+    pub(crate) context_budget: Option<usize>,
+    /// The most tokens one answer may have (Anthropic requires a limit).
+    #[arg(long, value_name = "TOKENS", default_value_t = 8192)]
+    pub(crate) max_tokens: u32,
+    /// Retries of a request that was rate limited, failed on the provider's side or could
+    /// not reach it.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub(crate) max_retries: u32,
 }
 
 /// How `replay` prints the list.

@@ -142,8 +142,8 @@ impl Host {
         if mcp_limits.is_some() {
             host.dialects.push(Dialect::Mcp);
         }
-        if let Command::Agent { provider, .. } = &cli.command {
-            host.dialects.push(provider.dialect());
+        if let Command::Agent(args) = &cli.command {
+            host.dialects.push(args.provider.dialect());
         }
         let ctx = host.build(|ctx| {
             if let Some((args, result, timeout)) = mcp_limits {

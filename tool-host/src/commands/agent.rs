@@ -1,7 +1,6 @@
 //! `toolhost agent`: a model on a provider's API calls the host's tools.
 
 use std::io::{self, BufRead, IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -9,25 +8,11 @@ use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 use tool_agent::{AgentError, AgentLoop, Client, ClientConfig, Compaction, Observer, Retry};
 use tool_runtime::text::neutralize;
-use tool_runtime::wire::{ModelTurn, Provider};
+use tool_runtime::wire::ModelTurn;
 use tool_runtime::{Agent, Ctx, Subscription, ToolOutput};
 
 use crate::HostError;
-
-/// What `toolhost agent` was asked.
-pub(crate) struct AgentArgs {
-    pub(crate) provider: Provider,
-    pub(crate) model: String,
-    pub(crate) base_url: Option<String>,
-    pub(crate) session_dir: Option<PathBuf>,
-    pub(crate) session: Option<PathBuf>,
-    pub(crate) prompt: Option<String>,
-    pub(crate) stream: bool,
-    pub(crate) max_turns: u32,
-    pub(crate) context_budget: Option<usize>,
-    pub(crate) max_tokens: u32,
-    pub(crate) max_retries: u32,
-}
+use crate::cli::AgentArgs;
 
 pub(crate) fn agent(name: &str, ctx: &Arc<Ctx>, args: AgentArgs) -> Result<ExitCode, HostError> {
     let mut config = ClientConfig::new(args.provider, args.model).key_from_env();

@@ -49,35 +49,7 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Agent {
-            provider,
-            model,
-            base_url,
-            session_dir,
-            session,
-            prompt,
-            stream,
-            max_turns,
-            context_budget,
-            max_tokens,
-            max_retries,
-        } => agent::agent(
-            name,
-            ctx,
-            agent::AgentArgs {
-                provider,
-                model,
-                base_url,
-                session_dir,
-                session,
-                prompt,
-                stream,
-                max_turns,
-                context_budget,
-                max_tokens,
-                max_retries,
-            },
-        ),
+        Command::Agent(args) => agent::agent(name, ctx, args),
         Command::Mcp {
             session_dir,
             session,
