@@ -12,6 +12,11 @@ use crate::mcp;
 #[derive(Parser, Debug)]
 #[command(version, about)]
 pub(crate) struct Cli {
+    /// Where sessions are kept: a `postgres://` URL, where `--session` then takes a session id
+    /// (the lease, followers and durability are PostgreSQL's). Default: a JSON Lines file per
+    /// session.
+    #[arg(long, global = true, env = "TOOLHOST_STORE", value_name = "URL")]
+    pub(crate) store: Option<String>,
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -119,6 +124,39 @@ pub(crate) enum Command {
         /// Print every event as JSON Lines instead, streamed from the file.
         #[arg(long, conflicts_with = "format")]
         events: bool,
+        /// With `--events`: go on printing each event as another process appends it, until
+        /// interrupted (a follower: live through PostgreSQL's notifications, or by polling a file).
+        #[arg(long, requires = "events")]
+        follow: bool,
+        /// The list as it stood after event SEQ (rewinding a conversation restores the plan
+        /// with it).
+        #[arg(long, value_name = "SEQ", conflicts_with = "events")]
+        at: Option<u64>,
+    },
+    /// The sessions of a database store (`--store postgres://…`): list them, import JSON Lines
+    /// logs, export one as JSON Lines (the round trip is byte for byte).
+    Sessions {
+        #[command(subcommand)]
+        action: SessionsAction,
+    },
+}
+
+/// What `toolhost sessions` does.
+#[derive(Subcommand, Debug)]
+pub(crate) enum SessionsAction {
+    /// Every session: its id, its number of events, its last event's time.
+    List,
+    /// Copy JSON Lines session logs into the store, each as the session its file is named for
+    /// (`agent-1.jsonl` → `agent-1`), which must not exist there yet.
+    Import {
+        /// The logs.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print a session as a JSON Lines log.
+    Export {
+        /// The session's id.
+        id: String,
     },
 }
 

@@ -152,9 +152,10 @@ impl Host {
                 ctx.tools.set_default_timeout(timeout);
             }
         });
-        let result = ctx
-            .map_err(HostError::from)
-            .and_then(|ctx| commands::run(name, &Arc::new(ctx), cli.command));
+        let result = ctx.map_err(HostError::from).and_then(|ctx| {
+            let store = crate::store::Store::connect(cli.store.as_deref())?;
+            commands::run(name, &Arc::new(ctx), &store, cli.command)
+        });
         match result {
             Ok(code) => code,
             Err(error) if error.is_closed_output() => ExitCode::SUCCESS,

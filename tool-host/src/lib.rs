@@ -35,6 +35,7 @@ mod error;
 mod host;
 pub mod mcp;
 pub mod repl;
+mod store;
 
 pub use error::HostError;
 pub use host::Host;

@@ -140,6 +140,23 @@ pub enum SessionError {
         /// The path.
         path: std::path::PathBuf,
     },
+    /// Another process, on this host or another, holds the session's write lease (a
+    /// database-backed store's counterpart of [`SessionError::Locked`]).
+    #[error(
+        "session {} is open for writing in another process",
+        crate::text::neutralize(session)
+    )]
+    Leased {
+        /// The session's id.
+        session: String,
+    },
+    /// A session store other than a file (a database) failed: it could not be reached, it
+    /// refused a statement, or the connection broke. What was acknowledged before is kept.
+    #[error("session store: {reason}")]
+    Store {
+        /// What failed, as the store said it.
+        reason: String,
+    },
     /// An append to a log opened for reading.
     #[error("session log {} is open for reading only", shown(path))]
     ReadOnly {

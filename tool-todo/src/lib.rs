@@ -31,7 +31,7 @@ use std::collections::HashSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_runtime::text::{is_blank, quote};
-use tool_runtime::{Agent, Event, Service, Session, ToolError, tool};
+use tool_runtime::{Agent, Event, Service, Session, SessionError, ToolError, tool};
 
 pub use checklist::{ChecklistStyle, checklist, neutralize};
 
@@ -294,6 +294,29 @@ pub fn current(session: &Session) -> Result<Option<Vec<Todo>>, serde_json::Error
         .latest(EVENT_KIND)
         .and_then(|event| todos_of(&event))
         .transpose()
+}
+
+/// The list as it stood after event `seq` of a session: the data of its latest `todo/write`
+/// event at or before `seq`, or `None` when it had none yet. Rewinding a conversation to `seq`
+/// restores the plan with it. Answers from the replayed state when the list has not changed
+/// since `seq`; otherwise the log is asked (an indexed query on PostgreSQL, a read up to `seq`
+/// on a file).
+///
+/// ```
+/// use tool_runtime::Session;
+///
+/// let session = Session::in_memory();
+/// session.append("todo/write", &serde_json::json!({"todos": [{"content": "a", "status": "pending"}]})).unwrap();
+/// session.append("todo/write", &serde_json::json!({"todos": []})).unwrap();
+/// assert_eq!(tool_todo::at(&session, 0).unwrap(), None);
+/// assert_eq!(tool_todo::at(&session, 1).unwrap().unwrap()[0].content, "a");
+/// assert_eq!(tool_todo::at(&session, 2).unwrap(), Some(vec![]));
+/// ```
+pub fn at(session: &Session, seq: u64) -> Result<Option<Vec<Todo>>, SessionError> {
+    match session.latest_at(EVENT_KIND, seq)? {
+        Some(event) => Ok(todos_of(&event).transpose()?),
+        None => Ok(None),
+    }
 }
 
 /// The list a `todo/write` event holds; `None` for an event of another kind. The list as it was

@@ -14,14 +14,25 @@ use tool_runtime::{Agent, Ctx, Subscription, ToolOutput};
 use crate::HostError;
 use crate::cli::AgentArgs;
 
-pub(crate) fn agent(name: &str, ctx: &Arc<Ctx>, args: AgentArgs) -> Result<ExitCode, HostError> {
+pub(crate) fn agent(
+    name: &str,
+    ctx: &Arc<Ctx>,
+    store: &crate::store::Store,
+    args: AgentArgs,
+) -> Result<ExitCode, HostError> {
     let mut config = ClientConfig::new(args.provider, args.model).key_from_env();
     config.base_url = args.base_url;
     config.stream = args.stream;
     config.max_retries = args.max_retries;
     let client = Client::new(config)?;
-    let (session, path) =
-        super::open_or_create(name, &ctx.sessions, args.session_dir, args.session, "agent")?;
+    let (session, path) = super::open_or_create(
+        name,
+        store,
+        &ctx.sessions,
+        args.session_dir,
+        args.session,
+        "agent",
+    )?;
     crate::note!("{name} agent: session {}", path.display());
     let agent = Agent::new(session.id().to_owned(), session);
     let events = agent.session().subscribe();

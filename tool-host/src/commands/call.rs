@@ -13,6 +13,7 @@ use crate::HostError;
 pub(super) fn call(
     name: &str,
     ctx: &Ctx,
+    store: &crate::store::Store,
     tool: &str,
     args: String,
     no_agent: bool,
@@ -35,7 +36,7 @@ pub(super) fn call(
         (true, _) => Exec::new(),
         (false, None) => Exec::for_agent(Agent::new(name, Session::in_memory())),
         (false, Some(path)) => {
-            let session = super::open_session(name, &ctx.sessions, path, OpenMode::Write)?;
+            let session = super::open_session(name, store, &ctx.sessions, path, OpenMode::Write)?;
             Exec::for_agent(Agent::new(session.id().to_owned(), session))
         }
     };

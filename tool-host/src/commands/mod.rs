@@ -4,6 +4,7 @@ mod agent;
 mod call;
 mod replay;
 mod schema;
+mod sessions;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,9 +15,15 @@ use tool_runtime::{Agent, Ctx, Session, SessionHub};
 
 use crate::HostError;
 use crate::cli::Command;
+use crate::store::Store;
 
 /// Runs one command with the loaded plugins; `name` is the host's, for messages.
-pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCode, HostError> {
+pub(crate) fn run(
+    name: &str,
+    ctx: &Arc<Ctx>,
+    store: &Store,
+    command: Command,
+) -> Result<ExitCode, HostError> {
     match command {
         Command::Schema { tool, dialect } => schema::schema(name, ctx, tool.as_deref(), dialect),
         Command::Sizes => schema::sizes(ctx),
@@ -25,19 +32,28 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             args,
             no_agent,
             session,
-        } => call::call(name, ctx, &tool, args, no_agent, session.as_deref()),
+        } => call::call(name, ctx, store, &tool, args, no_agent, session.as_deref()),
         Command::Replay {
             file,
             format,
             events,
-        } => replay::replay(name, &ctx.sessions, &file, format, events),
+            follow,
+            at,
+        } => {
+            let view = match (events, at) {
+                (true, _) => replay::View::Events { follow },
+                (false, at) => replay::View::List { format, at },
+            };
+            replay::replay(name, store, &ctx.sessions, &file, view)
+        }
+        Command::Sessions { action } => sessions::sessions(name, store, action),
         Command::Repl {
             session_dir,
             session,
         } => {
             let created = session.is_none();
             let (session, path) =
-                open_or_create(name, &ctx.sessions, session_dir, session, "repl")?;
+                open_or_create(name, store, &ctx.sessions, session_dir, session, "repl")?;
             let agent = Agent::new(session.id().to_owned(), session);
             let history = default_session_dir()
                 .parent()
@@ -49,7 +65,7 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Agent(args) => agent::agent(name, ctx, args),
+        Command::Agent(args) => agent::agent(name, ctx, store, args),
         Command::Mcp {
             session_dir,
             session,
@@ -57,7 +73,8 @@ pub(crate) fn run(name: &str, ctx: &Arc<Ctx>, command: Command) -> Result<ExitCo
             max_result_bytes: _,
             tool_timeout: _,
         } => {
-            let (session, path) = open_or_create(name, &ctx.sessions, session_dir, session, "mcp")?;
+            let (session, path) =
+                open_or_create(name, store, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());
             let agent = Agent::new(session.id().to_owned(), session);
             let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?;
@@ -84,13 +101,24 @@ const ABANDONED_CALLS_GRACE: std::time::Duration = std::time::Duration::from_sec
 /// opened through the host's hub; with the file's path.
 fn open_or_create(
     name: &str,
+    store: &Store,
     hub: &SessionHub,
     session_dir: Option<PathBuf>,
     file: Option<PathBuf>,
     prefix: &str,
 ) -> Result<(Session, PathBuf), HostError> {
     match file {
-        Some(path) => Ok((open_session(name, hub, &path, OpenMode::Write)?, path)),
+        Some(path) => Ok((
+            open_session(name, store, hub, &path, OpenMode::Write)?,
+            path,
+        )),
+        None if matches!(store, Store::Postgres(_)) => {
+            let session = store
+                .create_pg(hub, prefix)
+                .expect("the store is a database")?;
+            let id = PathBuf::from(session.id());
+            Ok((session, id))
+        }
         None => {
             let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
             let (id, log) = dir.create(prefix)?;
@@ -120,10 +148,16 @@ fn default_session_dir() -> PathBuf {
 /// command (replay in any format, a call, the REPL, MCP), so a log has one verdict.
 fn open_session(
     name: &str,
+    store: &Store,
     hub: &SessionHub,
     path: &Path,
     mode: OpenMode,
 ) -> Result<Session, HostError> {
+    if let Some(session) = store.open_pg(hub, path, mode) {
+        let session = session?;
+        crate::current_todos(&session, path)?;
+        return Ok(session);
+    }
     let log = JsonlLog::open(path, mode, Durability::default())?;
     if let Some(torn) = log.torn_tail() {
         crate::note!("{name}: warning: {torn}");

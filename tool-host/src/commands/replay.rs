@@ -9,36 +9,64 @@ use tool_runtime::session::OpenMode;
 
 use crate::HostError;
 use crate::cli::Format;
+use crate::store::Store;
 
-/// Prints the list of the log at `file` in `format`, or every event with `events`.
+/// What `replay` prints.
+pub(super) enum View {
+    /// Every event as JSON Lines, and with `follow` each one appended from then on.
+    Events { follow: bool },
+    /// The todo list in `format`: the current one, or as it stood after seq `at`.
+    List { format: Format, at: Option<u64> },
+}
+
+/// Prints the session at `file` (its id, on a database store) as `view` says.
 pub(super) fn replay(
     name: &str,
+    store: &Store,
     hub: &SessionHub,
     file: &Path,
-    format: Format,
-    events: bool,
+    view: View,
 ) -> Result<ExitCode, HostError> {
-    let session = super::open_session(name, hub, file, OpenMode::Read)?;
+    let session = super::open_session(name, store, hub, file, OpenMode::Read)?;
     let mut stdout = io::stdout().lock();
-    if events {
-        let mut result = Ok(());
-        session.for_each_from(1, &mut |event| {
-            if result.is_ok() {
-                result = serde_json::to_writer(&mut stdout, &event)
-                    .map_err(io::Error::from)
-                    .and_then(|()| stdout.write_all(b"\n"));
+    let (format, at) = match view {
+        View::Events { follow } => {
+            // Subscribed before the log is read through, so no event falls between the two.
+            let mut live = session.subscribe_from(1);
+            let _follower = match (follow, store) {
+                (true, Store::Postgres(pg)) => Some(pg.follow(vec![session.clone()])?),
+                _ => None,
+            };
+            loop {
+                while let Some(event) = live.try_next()? {
+                    serde_json::to_writer(&mut stdout, &*event).map_err(io::Error::from)?;
+                    stdout.write_all(b"\n")?;
+                }
+                if !follow {
+                    return Ok(ExitCode::SUCCESS);
+                }
+                stdout.flush()?;
+                if matches!(store, Store::Files) {
+                    session.refresh()?;
+                }
+                std::thread::sleep(FOLLOW_POLL);
             }
-        })?;
-        result?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let current = || crate::current_todos(&session, file);
-    match format {
-        Format::Json => {
-            let todos = tool_todo::current_json(&session)?;
-            writeln!(stdout, "{}", todos.as_deref().unwrap_or("null"))?;
         }
-        Format::Acp => match current()? {
+        View::List { format, at } => (format, at),
+    };
+    let list = || match at {
+        Some(seq) => tool_todo::at(&session, seq).map_err(HostError::from),
+        None => crate::current_todos(&session, file).map_err(HostError::from),
+    };
+    match format {
+        Format::Json => match at {
+            None => {
+                let todos = tool_todo::current_json(&session)?;
+                writeln!(stdout, "{}", todos.as_deref().unwrap_or("null"))?;
+            }
+            Some(_) => writeln!(stdout, "{}", serde_json::to_string(&list()?)?)?,
+        },
+        Format::Acp => match list()? {
             Some(todos) => {
                 let notification =
                     tool_todo::acp::plan_notification(session.id().to_owned(), &todos);
@@ -51,13 +79,16 @@ pub(super) fn replay(
             }
             None => crate::note!("{name}: the session has no todo list"),
         },
-        Format::Text => match current()? {
+        Format::Text => match list()? {
             Some(todos) => write!(stdout, "{}", tool_todo::checklist(&todos, &stdout_style()))?,
             None => writeln!(stdout, "(no todo list)")?,
         },
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// How often a follower looks for new events between notifications.
+const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The checklist style for standard output: colour and the terminal's width on a terminal only.
 fn stdout_style() -> tool_todo::ChecklistStyle {

@@ -59,7 +59,8 @@ use crate::event::Event;
 use crate::text::excerpt;
 
 /// The header every log file starts with.
-const HEADER: &str = "{\"format\":\"tool-session\",\"version\":1}\n";
+/// The first line of every JSON Lines session log.
+pub const HEADER: &str = "{\"format\":\"tool-session\",\"version\":1}\n";
 const FORMAT: &str = "tool-session";
 const VERSION: u64 = 1;
 /// One index entry every this many events, to start reads near a seq.

@@ -50,6 +50,23 @@ pub trait Log: Send + 'static {
         Ok(recovered)
     }
 
+    /// The latest event of `kind` whose seq is `seq` or lower: the state of that kind as it
+    /// stood after `seq`. The default reads the events up to `seq`; a backend with an index
+    /// may do better.
+    fn latest_at(&self, kind: &str, seq: u64) -> Result<Option<Event>, SessionError> {
+        let mut latest = None;
+        self.for_each_from(0, &mut |event| {
+            if event.seq > seq {
+                return ControlFlow::Break(());
+            }
+            if event.kind == kind {
+                latest = Some(event);
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(latest)
+    }
+
     /// Whether the log only reads events another writer keeps (a file opened for reading), so it
     /// may hold more than this session appended. `false` unless a backend says otherwise.
     fn follows_another_writer(&self) -> bool {

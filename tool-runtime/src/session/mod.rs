@@ -38,7 +38,7 @@ use crate::event::Event;
 
 pub use dir::SessionDir;
 pub use hub::{HubSubscription, SessionHub};
-pub use jsonl::{Durability, JsonlLog, MAX_LINE_BYTES, OpenMode, TornTail};
+pub use jsonl::{Durability, HEADER as JSONL_HEADER, JsonlLog, MAX_LINE_BYTES, OpenMode, TornTail};
 pub use log::{Ack, Log, Recovered};
 pub use memory::MemoryLog;
 pub(crate) use order::{Gate, Turn};
@@ -259,6 +259,62 @@ impl Session {
         let mut events = Vec::new();
         self.for_each_from(seq, &mut |event| events.push(event))?;
         Ok(events)
+    }
+
+    /// The latest event of `kind` as the session stood after `seq` (its seq is `seq` or lower):
+    /// from the replayed state when nothing of `kind` came after `seq`, else asked of the log.
+    ///
+    /// ```
+    /// # use tool_runtime::Session;
+    /// let session = Session::in_memory();
+    /// session.append("note/add", &"first").unwrap();
+    /// session.append("other", &0).unwrap();
+    /// session.append("note/add", &"second").unwrap();
+    /// let at = |seq| session.latest_at("note/add", seq).unwrap().map(|e| e.seq);
+    /// assert_eq!((at(0), at(1), at(2), at(3), at(99)), (None, Some(1), Some(1), Some(3), Some(3)));
+    /// ```
+    pub fn latest_at(&self, kind: &str, seq: u64) -> Result<Option<Arc<Event>>, SessionError> {
+        let state = self.lock();
+        match state.latest.get(kind) {
+            Some(latest) if latest.seq <= seq => return Ok(Some(Arc::clone(latest))),
+            None if !state.log.follows_another_writer() => return Ok(None),
+            _ => {}
+        }
+        Ok(state.log.latest_at(kind, seq)?.map(Arc::new))
+    }
+
+    /// Takes in the events another writer appended to the log since this session last looked
+    /// (a log opened to follow another process or host): each updates the replayed state and is
+    /// published to subscribers, in seq order, as an append of this session's would be. Returns
+    /// how many there were; always 0 on a log this session writes itself.
+    pub fn refresh(&self) -> Result<usize, SessionError> {
+        let mut state = self.lock();
+        if !state.log.follows_another_writer() {
+            return Ok(0);
+        }
+        let from = state.next_seq;
+        let mut events = Vec::new();
+        state.log.for_each_from(from, &mut |event| {
+            events.push(event);
+            ControlFlow::Continue(())
+        })?;
+        let mut taken = 0;
+        for event in events {
+            // Only the next seq is taken: a gap (an event not visible yet) waits for the next
+            // refresh, so nothing is skipped and nothing is taken twice.
+            if event.seq != state.next_seq {
+                break;
+            }
+            let event = Arc::new(event);
+            state.next_seq = event.seq + 1;
+            state.latest.insert(event.kind.clone(), Arc::clone(&event));
+            if let Some(hub) = &self.shared.hub {
+                hub.publish(&self.shared.id, &event);
+            }
+            let _ = self.shared.live.send(event);
+            taken += 1;
+        }
+        Ok(taken)
     }
 
     /// This session as one call of a batch sees it: its appends wait for the call's turn.

@@ -1,0 +1,74 @@
+//! Where the host keeps sessions: JSON Lines files (the default), or PostgreSQL
+//! (`--store postgres://…` or `TOOLHOST_STORE`), where `--session` takes a session id.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tool_runtime::session::{Durability, OpenMode};
+use tool_runtime::{Session, SessionHub};
+use tool_session_pg::PgStore;
+
+use crate::HostError;
+
+/// The host's session store.
+#[derive(Debug)]
+pub(crate) enum Store {
+    /// A JSON Lines file per session.
+    Files,
+    /// A PostgreSQL database.
+    Postgres(Box<PgStore>),
+}
+
+impl Store {
+    /// The store `url` names: none for files, `postgres://` or `postgresql://` for PostgreSQL.
+    pub(crate) fn connect(url: Option<&str>) -> Result<Store, HostError> {
+        match url.filter(|url| !url.is_empty()) {
+            None => Ok(Store::Files),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(Store::Postgres(Box::new(PgStore::connect(url)?)))
+            }
+            Some(url) => Err(HostError::Input(format!(
+                "unknown session store {:?}: give a postgres:// URL, or none for files",
+                tool_runtime::text::neutralize(url)
+            ))),
+        }
+    }
+
+    /// Opens session `id` of the database, when the store is one.
+    pub(crate) fn open_pg(
+        &self,
+        hub: &SessionHub,
+        session: &Path,
+        mode: OpenMode,
+    ) -> Option<Result<Session, HostError>> {
+        let Store::Postgres(store) = self else {
+            return None;
+        };
+        let id = session.to_string_lossy();
+        Some(
+            store
+                .open(hub, &id, mode, Durability::default())
+                .map_err(HostError::from),
+        )
+    }
+
+    /// A new session of the database, its id starting with `prefix`.
+    pub(crate) fn create_pg(
+        &self,
+        hub: &SessionHub,
+        prefix: &str,
+    ) -> Option<Result<Session, HostError>> {
+        let Store::Postgres(store) = self else {
+            return None;
+        };
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos());
+        let id = format!("{prefix}-{nanos:x}-{}", std::process::id());
+        Some(
+            store
+                .open(hub, &id, OpenMode::Create, Durability::default())
+                .map_err(HostError::from),
+        )
+    }
+}

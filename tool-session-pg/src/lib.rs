@@ -1,0 +1,606 @@
+//! A PostgreSQL session store: every host opens any session, one host writes it at a time, any
+//! other follows it live, and nothing acknowledged is lost when a host dies.
+//!
+//! [`PgStore`] connects (creating or migrating its schema, versioned) and opens sessions as
+//! [`PgLog`]s, the runtime's [`Log`] — no tool changes, no runtime dependency on a database.
+//!
+//! - **Events** are rows of `toolhost_events`, keyed by `(session_id, seq)`, the data's JSON text
+//!   kept byte for byte (`text`, not `jsonb`, which reorders keys) and the time in nanoseconds.
+//!   [`Log::recover`] asks the database for the next seq and the latest event of each kind (an
+//!   index on `(session_id, kind, seq)`), without reading the log.
+//! - **One writer across hosts**: opening for writing takes a lease, a session-level advisory
+//!   lock held by the writer's own connection. A second writer gets
+//!   [`SessionError::Leased`] (`session … is open for writing in another process`, the words of
+//!   the file lock). When the writer dies — killed, or its connection cut — PostgreSQL ends its
+//!   backend and the lock is free; the next writer recovers from what was committed, seqs
+//!   continuing. The key `(session_id, seq)` is the fence: a writer that lost its lease cannot
+//!   write a seq another has written (a unique violation, reported as `Leased`). A writer never
+//!   reconnects by itself: its lease lives exactly as long as its connection.
+//! - **Followers** ([`PgStore::follow`]): a session opened for reading on any host is told of
+//!   appends by `LISTEN`/`NOTIFY` (sent in the appending statement, so at its commit), and reads
+//!   them by seq from the last one it has ([`Session::refresh`]): after a missed notification,
+//!   a reconnect or any gap it catches up, and never takes a seq twice.
+//! - **Durability**, as the file store means it: an append is acknowledged once committed.
+//!   [`Durability::Fsync`] and [`Durability::Group`] commit with `synchronous_commit = on` (the
+//!   commit is flushed to the server's WAL before it returns; concurrent commits of many
+//!   sessions share one WAL flush, PostgreSQL's group commit); [`Durability::Flush`] with
+//!   `synchronous_commit = off` (it survives the host's crash, and the server's unless the
+//!   server itself crashes in the next few hundred milliseconds — as a flushed file survives a
+//!   process, not a machine).
+//!
+//! # Past one PostgreSQL
+//!
+//! Every statement names one session (`WHERE session_id = $1`), so the table partitions by
+//! session id (`PARTITION BY HASH (session_id)`) with no change here, and a distributed
+//! PostgreSQL such as Citus distributes it on `session_id` (`create_distributed_table(
+//! 'toolhost_events', 'session_id')`): a session's rows, its advisory lock and its statements
+//! all live on one worker. Followers may read from replicas (a read-only URL for
+//! [`PgStore::follow`]'s sessions): a replica lags, and a follower then catches up by seq when it
+//! sees the rows; notifications are sent by the primary only, so the follower's `LISTEN`
+//! connection stays on the primary (or it relies on its periodic catch-up).
+//!
+//! # Under a network partition
+//!
+//! The lease is the writer's connection. If a partition cuts a writer off, its appends fail
+//! (nothing unacknowledged is claimed); the server ends the backend when TCP keepalives give up
+//! (`tcp_keepalives_*`), and only then can another host take the session. Until then a second
+//! writer is refused: never two writers, at the cost of waiting for the server to notice. A
+//! writer cut off whose commit reached the server may not have heard the acknowledgement: the
+//! event is there though the append failed (acknowledged implies committed, not the converse).
+//! If a stale writer's commit could ever race a new writer's — it cannot while the lock is held
+//! by a live backend — the primary key refuses the second row for the same seq.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use postgres::error::SqlState;
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, NoTls};
+use serde_json::value::RawValue;
+use tool_runtime::session::{Ack, Durability, Log, OpenMode, Recovered};
+use tool_runtime::{Event, Session, SessionError, SessionHub};
+
+/// The schema version this crate writes.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The channel appends are announced on: `NOTIFY toolhost_events, '<seq> <session id>'`.
+pub const CHANNEL: &str = "toolhost_events";
+
+/// Events read per query when a log is read through.
+const PAGE: i64 = 1024;
+
+/// How often a follower catches up even without a notification.
+const FOLLOW_TICK: Duration = Duration::from_millis(500);
+
+const MIGRATE: &str = "
+CREATE TABLE IF NOT EXISTS toolhost_schema (version integer NOT NULL);
+CREATE TABLE IF NOT EXISTS toolhost_events (
+    session_id text NOT NULL,
+    seq bigint NOT NULL CHECK (seq > 0),
+    kind text NOT NULL,
+    data text NOT NULL,
+    time_ns bigint NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS toolhost_events_kind ON toolhost_events (session_id, kind, seq);
+";
+
+/// A PostgreSQL database holding sessions.
+#[derive(Clone)]
+pub struct PgStore {
+    config: postgres::Config,
+    /// The URL without its password, for messages.
+    shown: String,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("url", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A session as [`PgStore::sessions`] lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SessionInfo {
+    /// The session's id.
+    pub id: String,
+    /// How many events it holds (its last seq).
+    pub events: u64,
+    /// When its last event was appended.
+    pub last: SystemTime,
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user@host:port/db`, or key=value
+    /// settings) and creates or migrates the session schema. A schema written by a newer
+    /// version is refused.
+    pub fn connect(url: &str) -> Result<Self, SessionError> {
+        let config: postgres::Config = url.parse().map_err(|error| SessionError::Store {
+            reason: format!("{}: {error}", shown_url(url)),
+        })?;
+        let store = PgStore {
+            config,
+            shown: shown_url(url),
+        };
+        let mut client = store.client()?;
+        let mut migrate = || -> Result<Option<i32>, postgres::Error> {
+            let mut transaction = client.transaction()?;
+            // One migration at a time, whichever host runs it.
+            transaction.execute("SELECT pg_advisory_xact_lock(7358001)", &[])?;
+            transaction.batch_execute(MIGRATE)?;
+            let version: Option<i32> = transaction
+                .query_opt("SELECT max(version) FROM toolhost_schema", &[])?
+                .and_then(|row| row.get(0));
+            if version.is_none() {
+                transaction.execute(
+                    "INSERT INTO toolhost_schema (version) VALUES ($1)",
+                    &[&SCHEMA_VERSION],
+                )?;
+            }
+            transaction.commit()?;
+            Ok(version)
+        };
+        match migrate().map_err(|error| store.error(&error))? {
+            Some(version) if version > SCHEMA_VERSION => Err(SessionError::Store {
+                reason: format!(
+                    "{}: the session schema is version {version}, newer than this version \
+                     reads ({SCHEMA_VERSION})",
+                    store.shown
+                ),
+            }),
+            _ => Ok(store),
+        }
+    }
+
+    /// The database's URL, without its password.
+    pub fn url(&self) -> &str {
+        &self.shown
+    }
+
+    /// Opens session `id`'s log: for writing ([`OpenMode::Write`], or [`OpenMode::Create`] for
+    /// a session that must not exist yet) under the session's lease, or for reading
+    /// ([`OpenMode::Read`]: no lease, following another writer).
+    pub fn open_log(
+        &self,
+        id: &str,
+        mode: OpenMode,
+        durability: Durability,
+    ) -> Result<PgLog, SessionError> {
+        let mut client = self.client()?;
+        let commit = match durability {
+            Durability::Flush => "off",
+            _ => "on",
+        };
+        client
+            .batch_execute(&format!("SET synchronous_commit = {commit}"))
+            .map_err(|error| self.error(&error))?;
+        if mode != OpenMode::Read {
+            let leased: bool = client
+                .query_one(
+                    "SELECT pg_try_advisory_lock(hashtextextended($1, 7358001))",
+                    &[&id],
+                )
+                .map_err(|error| self.error(&error))?
+                .get(0);
+            if !leased {
+                return Err(SessionError::Leased {
+                    session: id.to_owned(),
+                });
+            }
+        }
+        let log = PgLog {
+            store: self.clone(),
+            id: id.to_owned(),
+            mode,
+            client: Mutex::new(client),
+        };
+        if mode == OpenMode::Create && log.recover()?.next_seq != 1 {
+            return Err(SessionError::Store {
+                reason: format!("session {} exists already", id),
+            });
+        }
+        Ok(log)
+    }
+
+    /// Opens session `id` through `hub` (so `hub.subscribe()` sees it), as
+    /// [`PgStore::open_log`] opens its log.
+    pub fn open(
+        &self,
+        hub: &SessionHub,
+        id: &str,
+        mode: OpenMode,
+        durability: Durability,
+    ) -> Result<Session, SessionError> {
+        let log = self.open_log(id, mode, durability)?;
+        hub.open(id.to_owned(), log)
+    }
+
+    /// Follows `sessions` (opened for reading) live: a thread listens for appends on
+    /// [`CHANNEL`] and takes each session's new events in ([`Session::refresh`]), and catches
+    /// up every half second and after a reconnect whatever it was not told of. It stops when
+    /// the returned [`Follower`] is dropped.
+    pub fn follow(&self, sessions: Vec<Session>) -> Result<Follower, SessionError> {
+        let mut client = self.client()?;
+        client
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .map_err(|error| self.error(&error))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let errors = Arc::new(Mutex::new(None));
+        let thread = {
+            let store = self.clone();
+            let stop = Arc::clone(&stop);
+            let errors = Arc::clone(&errors);
+            std::thread::Builder::new()
+                .name("toolhost-pg-follower".into())
+                .spawn(move || store.follow_loop(client, &sessions, &stop, &errors))
+                .map_err(|error| SessionError::Store {
+                    reason: format!("cannot start a follower: {error}"),
+                })?
+        };
+        Ok(Follower {
+            stop,
+            errors,
+            thread: Some(thread),
+        })
+    }
+
+    fn follow_loop(
+        &self,
+        mut client: Client,
+        sessions: &[Session],
+        stop: &AtomicBool,
+        errors: &Mutex<Option<SessionError>>,
+    ) {
+        let refresh_all = || {
+            for session in sessions {
+                if let Err(error) = session.refresh() {
+                    *errors.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+                }
+            }
+        };
+        refresh_all();
+        while !stop.load(Ordering::Relaxed) {
+            let broken = {
+                let mut notifications = client.notifications();
+                let first = notifications.timeout_iter(FOLLOW_TICK).next().map(|_| ());
+                match first {
+                    // Told of an append, or a tick: take in what else is waiting, then refresh.
+                    Ok(_) => {
+                        let mut waiting = notifications.iter();
+                        loop {
+                            match waiting.next() {
+                                Ok(Some(_)) => {}
+                                Ok(None) => break false,
+                                Err(_) => break true,
+                            }
+                        }
+                    }
+                    Err(_) => true,
+                }
+            };
+            refresh_all();
+            if broken || client.is_closed() {
+                // Reconnect with backoff; catch up on whatever happened meanwhile.
+                let mut wait = Duration::from_millis(100);
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    std::thread::sleep(wait);
+                    match self.client().and_then(|mut c| {
+                        c.batch_execute(&format!("LISTEN {CHANNEL}"))
+                            .map_err(|error| self.error(&error))?;
+                        Ok(c)
+                    }) {
+                        Ok(c) => {
+                            client = c;
+                            break;
+                        }
+                        Err(error) => {
+                            *errors.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+                            wait = (wait * 2).min(Duration::from_secs(5));
+                        }
+                    }
+                }
+                refresh_all();
+            }
+        }
+    }
+
+    /// Every session in the database, by id.
+    pub fn sessions(&self) -> Result<Vec<SessionInfo>, SessionError> {
+        let mut client = self.client()?;
+        let rows = client
+            .query(
+                "SELECT session_id, max(seq), max(time_ns) FROM toolhost_events \
+                 GROUP BY session_id ORDER BY session_id",
+                &[],
+            )
+            .map_err(|error| self.error(&error))?;
+        Ok(rows
+            .iter()
+            .map(|row| SessionInfo {
+                id: row.get(0),
+                events: row.get::<_, i64>(1).try_into().unwrap_or(0),
+                last: time_of(row.get(2)),
+            })
+            .collect())
+    }
+
+    fn client(&self) -> Result<Client, SessionError> {
+        self.config
+            .connect(NoTls)
+            .map_err(|error| self.error(&error))
+    }
+
+    fn error(&self, error: &postgres::Error) -> SessionError {
+        SessionError::Store {
+            reason: format!("{}: {}", self.shown, describe(error)),
+        }
+    }
+}
+
+/// A running follower; dropping it stops it.
+pub struct Follower {
+    stop: Arc<AtomicBool>,
+    errors: Arc<Mutex<Option<SessionError>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Follower {
+    /// The last error the follower met (a lost connection it is reconnecting, a refresh that
+    /// failed), taken.
+    pub fn take_error(&self) -> Option<SessionError> {
+        self.errors.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+impl std::fmt::Debug for Follower {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Follower").finish_non_exhaustive()
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One session's events in PostgreSQL.
+pub struct PgLog {
+    store: PgStore,
+    id: String,
+    mode: OpenMode,
+    client: Mutex<Client>,
+}
+
+impl std::fmt::Debug for PgLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgLog")
+            .field("store", &self.store)
+            .field("id", &self.id)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgLog {
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The connection; a reader whose connection broke gets a new one (a writer's lease is its
+    /// connection, so a writer never does).
+    fn client(&self) -> Result<MutexGuard<'_, Client>, SessionError> {
+        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        if client.is_closed() && self.mode == OpenMode::Read {
+            *client = self.store.client()?;
+        }
+        Ok(client)
+    }
+
+    fn error(&self, error: &postgres::Error) -> SessionError {
+        if error.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+            return SessionError::Leased {
+                session: self.id.clone(),
+            };
+        }
+        if error.is_closed() || self.client.lock().is_ok_and(|client| client.is_closed()) {
+            return SessionError::Store {
+                reason: format!(
+                    "{}: the connection was lost ({}); what was acknowledged is kept; reopen \
+                     the session",
+                    self.store.shown,
+                    describe(error)
+                ),
+            };
+        }
+        self.store.error(error)
+    }
+
+    fn event_of(&self, row: &postgres::Row) -> Result<Event, SessionError> {
+        let seq: i64 = row.get("seq");
+        let data: String = row.get("data");
+        let data = RawValue::from_string(data).map_err(|error| SessionError::Store {
+            reason: format!(
+                "session {} event {seq}: the data is not JSON: {error}",
+                self.id
+            ),
+        })?;
+        Ok(Event::new(
+            u64::try_from(seq).unwrap_or(0),
+            row.get::<_, String>("kind"),
+            data,
+            time_of(row.get("time_ns")),
+        ))
+    }
+}
+
+impl Log for PgLog {
+    fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
+        if self.mode == OpenMode::Read {
+            return Err(SessionError::Store {
+                reason: format!("session {} is open for reading only", self.id),
+            });
+        }
+        let data = event.raw_data()?.get();
+        let seq = i64::try_from(event.seq).map_err(|_| SessionError::Store {
+            reason: "seq out of range".into(),
+        })?;
+        let time = nanos_of(event.time);
+        let mut client = self.client()?;
+        // One statement: the row and its notification commit together, or neither does.
+        client
+            .execute(
+                "WITH row AS (INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
+                 VALUES ($1, $2, $3, $4, $5) RETURNING seq) \
+                 SELECT pg_notify($6, seq::text || ' ' || $1) FROM row",
+                &[&self.id, &seq, &event.kind, &data, &time, &CHANNEL],
+            )
+            .map_err(|error| {
+                drop(client);
+                self.error(&error)
+            })?;
+        Ok(Ack::durable())
+    }
+
+    fn for_each_from(
+        &self,
+        seq: u64,
+        visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<(), SessionError> {
+        let mut next = i64::try_from(seq.max(1)).unwrap_or(i64::MAX);
+        loop {
+            let rows = {
+                let mut client = self.client()?;
+                client
+                    .query(
+                        "SELECT seq, kind, data, time_ns FROM toolhost_events \
+                         WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+                        &[&self.id, &next, &PAGE],
+                    )
+                    .map_err(|error| {
+                        drop(client);
+                        self.error(&error)
+                    })?
+            };
+            let full = rows.len() as i64 == PAGE;
+            for row in &rows {
+                let event = self.event_of(row)?;
+                next = row.get::<_, i64>("seq") + 1;
+                if visit(event).is_break() {
+                    return Ok(());
+                }
+            }
+            if !full {
+                return Ok(());
+            }
+        }
+    }
+
+    fn recover(&self) -> Result<Recovered, SessionError> {
+        let mut client = self.client()?;
+        let rows = client
+            .query(
+                "SELECT DISTINCT ON (kind) seq, kind, data, time_ns FROM toolhost_events \
+                 WHERE session_id = $1 ORDER BY kind, seq DESC",
+                &[&self.id],
+            )
+            .map_err(|error| self.store.error(&error))?;
+        drop(client);
+        let latest = rows
+            .iter()
+            .map(|row| self.event_of(row))
+            .collect::<Result<Vec<_>, _>>()?;
+        let next_seq = latest.iter().map(|event| event.seq).max().unwrap_or(0) + 1;
+        Ok(Recovered::new(next_seq, latest))
+    }
+
+    fn latest_at(&self, kind: &str, seq: u64) -> Result<Option<Event>, SessionError> {
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+        let mut client = self.client()?;
+        let row = client
+            .query_opt(
+                "SELECT seq, kind, data, time_ns FROM toolhost_events \
+                 WHERE session_id = $1 AND kind = $2 AND seq <= $3 ORDER BY seq DESC LIMIT 1",
+                &[&self.id, &kind, &seq],
+            )
+            .map_err(|error| self.store.error(&error))?;
+        drop(client);
+        row.map(|row| self.event_of(&row)).transpose()
+    }
+
+    fn follows_another_writer(&self) -> bool {
+        self.mode == OpenMode::Read
+    }
+}
+
+fn nanos_of(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(since) => i64::try_from(since.as_nanos()).unwrap_or(i64::MAX),
+        Err(before) => -i64::try_from(before.duration().as_nanos()).unwrap_or(i64::MAX),
+    }
+}
+
+fn time_of(nanos: i64) -> SystemTime {
+    if nanos >= 0 {
+        UNIX_EPOCH + Duration::from_nanos(nanos.unsigned_abs())
+    } else {
+        UNIX_EPOCH - Duration::from_nanos(nanos.unsigned_abs())
+    }
+}
+
+/// A driver error with the server's own message when there is one.
+fn describe(error: &postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => error.to_string(),
+    }
+}
+
+/// `url` without its password.
+fn shown_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_not_shown() {
+        assert_eq!(
+            shown_url("postgres://me:secret@db:5432/x"),
+            "postgres://me:***@db:5432/x"
+        );
+        assert_eq!(shown_url("postgres://me@db/x"), "postgres://me@db/x");
+        assert_eq!(shown_url("host=db user=me"), "host=db user=me");
+    }
+
+    #[test]
+    fn times_round_trip_to_the_nanosecond() {
+        for nanos in [0, 1, 1_764_720_000_123_456_789, -5] {
+            assert_eq!(nanos_of(time_of(nanos)), nanos);
+        }
+    }
+}
