@@ -215,7 +215,7 @@ fn a_second_writer_is_refused_and_a_follower_sees_every_append_once() {
     for store in [Store::Files, Store::Postgres] {
         let opened = open(store, "lease");
         let reopen = opened.reopen.as_ref().unwrap();
-        let refused = reopen().err().expect("a second writer is refused");
+        let refused = reopen().expect_err("a second writer is refused");
         assert!(
             refused
                 .to_string()
