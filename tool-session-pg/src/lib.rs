@@ -17,7 +17,9 @@
 //!   write a seq another has written (a unique violation, reported as `Leased`). A writer never
 //!   reconnects by itself: its lease lives exactly as long as its connection.
 //! - **Followers** ([`PgStore::follow`]): a session opened for reading on any host is told of
-//!   appends by `LISTEN`/`NOTIFY` (sent in the appending statement, so at its commit), and reads
+//!   appends by `LISTEN`/`NOTIFY` (sent right after each commit by the writer's store, off the
+//!   commit path: a `NOTIFY` inside the transaction would serialize every session's commits on
+//!   PostgreSQL's notification lock), and reads
 //!   them by seq from the last one it has ([`Session::refresh`]): after a missed notification,
 //!   a reconnect or any gap it catches up, and never takes a seq twice.
 //! - **Durability**, as the file store means it: an append is acknowledged once committed.
@@ -52,7 +54,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -88,12 +90,33 @@ CREATE TABLE IF NOT EXISTS toolhost_events (
 CREATE INDEX IF NOT EXISTS toolhost_events_kind ON toolhost_events (session_id, kind, seq);
 ";
 
+/// The latest event of each kind of a session, by a skip scan of the `(session_id, kind, seq)`
+/// index: one probe per kind, however long the session (a plain `DISTINCT ON (kind)` reads
+/// every row of the session).
+const LATEST_PER_KIND: &str = "
+WITH RECURSIVE kinds(kind) AS (
+    (SELECT kind FROM toolhost_events WHERE session_id = $1 ORDER BY kind LIMIT 1)
+    UNION ALL
+    SELECT (SELECT e.kind FROM toolhost_events e
+            WHERE e.session_id = $1 AND e.kind > kinds.kind ORDER BY e.kind LIMIT 1)
+    FROM kinds WHERE kinds.kind IS NOT NULL
+)
+SELECT latest.seq, latest.kind, latest.data, latest.time_ns
+FROM kinds CROSS JOIN LATERAL (
+    SELECT seq, kind, data, time_ns FROM toolhost_events e
+    WHERE e.session_id = $1 AND e.kind = kinds.kind ORDER BY seq DESC LIMIT 1
+) latest
+WHERE kinds.kind IS NOT NULL";
+
 /// A PostgreSQL database holding sessions.
 #[derive(Clone)]
 pub struct PgStore {
     config: postgres::Config,
     /// The URL without its password, for messages.
     shown: String,
+    /// Announces appends to followers, off the appends' commit path; started by the first
+    /// writer.
+    notifier: Arc<OnceLock<mpsc::Sender<(String, u64)>>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -127,6 +150,7 @@ impl PgStore {
         let store = PgStore {
             config,
             shown: shown_url(url),
+            notifier: Arc::new(OnceLock::new()),
         };
         let mut client = store.client()?;
         let mut migrate = || -> Result<Option<i32>, postgres::Error> {
@@ -194,11 +218,13 @@ impl PgStore {
                 });
             }
         }
+        let notify = (mode != OpenMode::Read).then(|| self.notifier());
         let log = PgLog {
             store: self.clone(),
             id: id.to_owned(),
             mode,
             client: Mutex::new(client),
+            notify,
         };
         if mode == OpenMode::Create && log.recover()?.next_seq != 1 {
             return Err(SessionError::Store {
@@ -313,6 +339,55 @@ impl PgStore {
         }
     }
 
+    /// The notifier's queue, starting it on first use: a thread with its own connection that
+    /// sends `NOTIFY` for the appends queued, the latest seq per session, in one statement.
+    ///
+    /// A `NOTIFY` in the appending transaction would take PostgreSQL's global notification lock
+    /// at every commit, serializing the commits of all sessions (no group commit); sent after
+    /// the commit, it costs the append nothing. A notification lost (the notifier's connection
+    /// down) delays a follower until its next catch-up tick, never loses an event.
+    fn notifier(&self) -> mpsc::Sender<(String, u64)> {
+        self.notifier
+            .get_or_init(|| {
+                let (sender, receiver) = mpsc::channel::<(String, u64)>();
+                let store = self.clone();
+                let _ = std::thread::Builder::new()
+                    .name("toolhost-pg-notifier".into())
+                    .spawn(move || store.notify_loop(&receiver));
+                sender
+            })
+            .clone()
+    }
+
+    fn notify_loop(&self, receiver: &mpsc::Receiver<(String, u64)>) {
+        let mut client: Option<Client> = None;
+        // Ends when every sender (every writer, and the store's own) is gone.
+        while let Ok(first) = receiver.recv() {
+            let mut latest = std::collections::BTreeMap::new();
+            latest.insert(first.0, first.1);
+            for (id, seq) in receiver.try_iter() {
+                latest.insert(id, seq);
+            }
+            let payloads: Vec<String> = latest
+                .into_iter()
+                .map(|(id, seq)| format!("{seq} {id}"))
+                .collect();
+            if client.as_ref().is_none_or(Client::is_closed) {
+                client = self.client().ok();
+            }
+            if let Some(connected) = client.as_mut()
+                && connected
+                    .execute(
+                        "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload",
+                        &[&CHANNEL, &payloads],
+                    )
+                    .is_err()
+            {
+                client = None;
+            }
+        }
+    }
+
     /// Every session in the database, by id.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>, SessionError> {
         let mut client = self.client()?;
@@ -382,6 +457,8 @@ pub struct PgLog {
     id: String,
     mode: OpenMode,
     client: Mutex<Client>,
+    /// The notifier's queue (writers only).
+    notify: Option<mpsc::Sender<(String, u64)>>,
 }
 
 impl std::fmt::Debug for PgLog {
@@ -460,18 +537,19 @@ impl Log for PgLog {
         })?;
         let time = nanos_of(event.time);
         let mut client = self.client()?;
-        // One statement: the row and its notification commit together, or neither does.
         client
             .execute(
-                "WITH row AS (INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
-                 VALUES ($1, $2, $3, $4, $5) RETURNING seq) \
-                 SELECT pg_notify($6, seq::text || ' ' || $1) FROM row",
-                &[&self.id, &seq, &event.kind, &data, &time, &CHANNEL],
+                "INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[&self.id, &seq, &event.kind, &data, &time],
             )
             .map_err(|error| {
                 drop(client);
                 self.error(&error)
             })?;
+        if let Some(notify) = &self.notify {
+            let _ = notify.send((self.id.clone(), event.seq));
+        }
         Ok(Ack::durable())
     }
 
@@ -512,11 +590,7 @@ impl Log for PgLog {
     fn recover(&self) -> Result<Recovered, SessionError> {
         let mut client = self.client()?;
         let rows = client
-            .query(
-                "SELECT DISTINCT ON (kind) seq, kind, data, time_ns FROM toolhost_events \
-                 WHERE session_id = $1 ORDER BY kind, seq DESC",
-                &[&self.id],
-            )
+            .query(LATEST_PER_KIND, &[&self.id])
             .map_err(|error| self.store.error(&error))?;
         drop(client);
         let latest = rows
