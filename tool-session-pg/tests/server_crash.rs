@@ -13,7 +13,7 @@ use tool_session_pg::PgStore;
 fn pg_ctl(args: &str) {
     let data = std::env::var("TOOLHOST_TEST_PGDATA")
         .expect("TOOLHOST_TEST_PGDATA names the test server's data directory (`.ci/run` sets it)");
-    let command = format!("pg_ctl -D '{data}' -w {args}");
+    let command = format!("cd / && pg_ctl -D '{data}' -w {args}");
     // The server runs as its own unprivileged user; as root, act as that user.
     let status = if is_root() {
         Command::new("su")

@@ -31,25 +31,34 @@ pub(super) fn replay(
     let mut stdout = io::stdout().lock();
     let (format, at) = match view {
         View::Events { follow } => {
-            // Subscribed before the log is read through, so no event falls between the two.
-            let mut live = session.subscribe_from(1);
-            let _follower = match (follow, store) {
-                (true, Store::Postgres(pg)) => Some(pg.follow(vec![session.clone()])?),
-                _ => None,
+            // Subscribed before the log is read through: the log gives the events before the
+            // subscription's first seq, streamed a chunk at a time, and the subscription the
+            // ones after, with no gap and no repeat.
+            let mut live = session.subscribe();
+            let first_live = live.next_seq();
+            let mut result = Ok(());
+            session.for_each_from(1, &mut |event| {
+                if result.is_ok() && event.seq < first_live {
+                    result = write_event(&mut stdout, &event);
+                }
+            })?;
+            result?;
+            if !follow {
+                return Ok(ExitCode::SUCCESS);
+            }
+            let _follower = match store {
+                Store::Postgres(pg) => Some(pg.follow(vec![session.clone()])?),
+                Store::Files => None,
             };
             loop {
-                while let Some(event) = live.try_next()? {
-                    serde_json::to_writer(&mut stdout, &*event).map_err(io::Error::from)?;
-                    stdout.write_all(b"\n")?;
-                }
-                if !follow {
-                    return Ok(ExitCode::SUCCESS);
-                }
                 stdout.flush()?;
+                std::thread::sleep(FOLLOW_POLL);
                 if matches!(store, Store::Files) {
                     session.refresh()?;
                 }
-                std::thread::sleep(FOLLOW_POLL);
+                while let Some(event) = live.try_next()? {
+                    write_event(&mut stdout, &event)?;
+                }
             }
         }
         View::List { format, at } => (format, at),
@@ -85,6 +94,11 @@ pub(super) fn replay(
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn write_event(out: &mut impl Write, event: &tool_runtime::Event) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, event).map_err(io::Error::from)?;
+    out.write_all(b"\n")
 }
 
 /// How often a follower looks for new events between notifications.
