@@ -298,3 +298,39 @@ fn postgres_keeps_an_events_time_to_the_nanosecond_and_refuses_a_stale_seq() {
     let error = log.append(&event).err().unwrap();
     assert!(matches!(error, SessionError::Leased { .. }), "{error}");
 }
+
+#[test]
+fn a_postgres_row_that_is_not_an_event_is_an_error_naming_it_never_skipped() {
+    let url = std::env::var("TOOLHOST_TEST_PG").unwrap();
+    let store = pg();
+    let id = unique("damaged");
+    let writer = Session::open(
+        id.clone(),
+        store
+            .open_log(&id, OpenMode::Write, Durability::Fsync)
+            .unwrap(),
+    )
+    .unwrap();
+    writer.append("note/add", &1).unwrap();
+    drop(writer);
+    // A row written by hand, around the store: its data is not JSON.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client
+        .execute(
+            "INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
+             VALUES ($1, 2, 'note/add', '{\"torn\": ', 0)",
+            &[&id],
+        )
+        .unwrap();
+    let error = store
+        .open_log(&id, OpenMode::Read, Durability::Fsync)
+        .and_then(|log| Session::open(id.clone(), log))
+        .err()
+        .expect("a damaged session does not open");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "session store: session {id} event 2: the data is not JSON: EOF while parsing a value at line 1 column 9"
+        )
+    );
+}
