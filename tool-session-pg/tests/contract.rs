@@ -325,8 +325,7 @@ fn a_postgres_row_that_is_not_an_event_is_an_error_naming_it_never_skipped() {
     let error = store
         .open_log(&id, OpenMode::Read, Durability::Fsync)
         .and_then(|log| Session::open(id.clone(), log))
-        .err()
-        .expect("a damaged session does not open");
+        .expect_err("a damaged session does not open");
     assert_eq!(
         error.to_string(),
         format!(
