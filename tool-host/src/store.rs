@@ -1,7 +1,6 @@
 //! Where the host keeps sessions: JSON Lines files (the default), or PostgreSQL
 //! (`--store postgres://…` or `TOOLHOST_STORE`), where `--session` takes a session id.
 
-use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tool_runtime::session::{Durability, OpenMode};
@@ -33,42 +32,13 @@ impl Store {
             ))),
         }
     }
+}
 
-    /// Opens session `id` of the database, when the store is one.
-    pub(crate) fn open_pg(
-        &self,
-        hub: &SessionHub,
-        session: &Path,
-        mode: OpenMode,
-    ) -> Option<Result<Session, HostError>> {
-        let Store::Postgres(store) = self else {
-            return None;
-        };
-        let id = session.to_string_lossy();
-        Some(
-            store
-                .open(hub, &id, mode, Durability::default())
-                .map_err(HostError::from),
-        )
-    }
-
-    /// A new session of the database, its id starting with `prefix`.
-    pub(crate) fn create_pg(
-        &self,
-        hub: &SessionHub,
-        prefix: &str,
-    ) -> Option<Result<Session, HostError>> {
-        let Store::Postgres(store) = self else {
-            return None;
-        };
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_nanos());
-        let id = format!("{prefix}-{nanos:x}-{}", std::process::id());
-        Some(
-            store
-                .open(hub, &id, OpenMode::Create, Durability::default())
-                .map_err(HostError::from),
-        )
-    }
+/// A new session of the database `pg`, its id starting with `prefix`.
+pub(crate) fn create(pg: &PgStore, hub: &SessionHub, prefix: &str) -> Result<Session, HostError> {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let id = format!("{prefix}-{nanos:x}-{}", std::process::id());
+    Ok(pg.open(hub, &id, OpenMode::Create, Durability::default())?)
 }

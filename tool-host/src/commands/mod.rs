@@ -107,19 +107,17 @@ fn open_or_create(
     file: Option<PathBuf>,
     prefix: &str,
 ) -> Result<(Session, PathBuf), HostError> {
-    match file {
-        Some(path) => Ok((
+    match (file, store) {
+        (Some(path), _) => Ok((
             open_session(name, store, hub, &path, OpenMode::Write)?,
             path,
         )),
-        None if matches!(store, Store::Postgres(_)) => {
-            let session = store
-                .create_pg(hub, prefix)
-                .expect("the store is a database")?;
+        (None, Store::Postgres(pg)) => {
+            let session = crate::store::create(pg, hub, prefix)?;
             let id = PathBuf::from(session.id());
             Ok((session, id))
         }
-        None => {
+        (None, Store::Files) => {
             let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
             let (id, log) = dir.create(prefix)?;
             let path = log.path().to_path_buf();
@@ -153,8 +151,9 @@ fn open_session(
     path: &Path,
     mode: OpenMode,
 ) -> Result<Session, HostError> {
-    if let Some(session) = store.open_pg(hub, path, mode) {
-        let session = session?;
+    if let Store::Postgres(pg) = store {
+        // On a database, `--session` names the session's id.
+        let session = pg.open(hub, &path.to_string_lossy(), mode, Durability::default())?;
         crate::current_todos(&session, path)?;
         return Ok(session);
     }
