@@ -4,7 +4,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tool_runtime::session::{Durability, OpenMode};
-use tool_runtime::{Session, SessionHub};
+use tool_runtime::{Session, SessionError, SessionHub};
 use tool_session_pg::PgStore;
 
 use crate::HostError;
@@ -41,4 +41,15 @@ pub(crate) fn create(pg: &PgStore, hub: &SessionHub, prefix: &str) -> Result<Ses
         .map_or(0, |since| since.as_nanos());
     let id = format!("{prefix}-{nanos:x}-{}", std::process::id());
     Ok(pg.open(hub, &id, OpenMode::Create, Durability::default())?)
+}
+
+/// The error for a session `id` the database `pg` does not hold.
+pub(crate) fn missing(pg: &PgStore, id: &str) -> SessionError {
+    SessionError::Store {
+        reason: format!(
+            "no session {} in {}",
+            tool_runtime::text::neutralize(id),
+            pg.url()
+        ),
+    }
 }

@@ -38,6 +38,25 @@
 //! assert_eq!(out.text, "Error: invalid arguments: text: expected a string, got 5");
 //! ```
 //!
+//! # Sync and async hosts
+//!
+//! One rule joins blocking work to async hosts: **blocking code stays blocking, and steps off an
+//! async worker where it blocks.** A host may be synchronous (a thread that calls
+//! [`ToolFuture::wait`]) or a tokio runtime of either flavor (`.await`); every tool and every
+//! store works from each:
+//!
+//! - A [`Session`] runs every read and write of its log through [`blocking`]: on a worker of a
+//!   multi-threaded runtime the worker hands its other tasks on (`block_in_place`) while the
+//!   log writes, fsyncs or asks its database, so a slow store slows only the calls waiting on it.
+//!   A tool that appends to its session needs nothing of its own, sync or async.
+//! - A store whose driver cannot run inside a runtime (the blocking PostgreSQL client drives a
+//!   runtime of its own) keeps each connection on a thread of its own and sends it the work, so
+//!   it opens, writes and drops from any thread (see the `tool-session-pg` crate).
+//! - A tool that blocks on I/O of its own says `#[tool(blocking)]` and runs on the runtime's
+//!   blocking pool when awaited.
+//! - On a current-thread runtime there is no other worker to hand tasks to: a store's I/O runs
+//!   on that thread, correctly, and holds it meanwhile.
+//!
 //! # Platforms
 //!
 //! Unix only: session logs rely on Unix file semantics (`O_NOFOLLOW`, modes `0600`/`0700`,
@@ -99,6 +118,7 @@ mod schema;
 mod validate;
 // Agents, their sessions and the events in them.
 mod agent;
+mod blocking;
 mod encodable;
 mod event;
 pub mod session;
@@ -110,6 +130,7 @@ pub mod wire;
 pub use agent::Agent;
 pub use args::ModelArg;
 pub use batch::ToolCall;
+pub use blocking::blocking;
 pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
 pub use error::{LoadError, SessionError, ToolError};

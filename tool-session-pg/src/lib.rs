@@ -54,7 +54,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -62,7 +62,7 @@ use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 use serde_json::value::RawValue;
-use tool_runtime::session::{Ack, Durability, Log, OpenMode, Recovered};
+use tool_runtime::session::{Ack, Durability, Log, MAX_LINE_BYTES, OpenMode, Recovered};
 use tool_runtime::{Event, Session, SessionError, SessionHub};
 
 /// The schema version this crate writes.
@@ -101,9 +101,11 @@ WITH RECURSIVE kinds(kind) AS (
             WHERE e.session_id = $1 AND e.kind > kinds.kind ORDER BY e.kind LIMIT 1)
     FROM kinds WHERE kinds.kind IS NOT NULL
 )
-SELECT latest.seq, latest.kind, latest.data, latest.time_ns
+SELECT latest.*
 FROM kinds CROSS JOIN LATERAL (
-    SELECT seq, kind, data, time_ns FROM toolhost_events e
+    SELECT seq, kind, time_ns, octet_length(data) AS len,
+        CASE WHEN octet_length(data) <= 67108864 THEN data END AS data
+    FROM toolhost_events e
     WHERE e.session_id = $1 AND e.kind = kinds.kind ORDER BY seq DESC LIMIT 1
 ) latest
 WHERE kinds.kind IS NOT NULL";
@@ -152,8 +154,8 @@ impl PgStore {
             shown: shown_url(url),
             notifier: Arc::new(OnceLock::new()),
         };
-        let mut client = store.client()?;
-        let mut migrate = || -> Result<Option<i32>, postgres::Error> {
+        let conn = Conn::open(&store)?;
+        let migrated = conn.run(|client| -> Result<Option<i32>, postgres::Error> {
             let mut transaction = client.transaction()?;
             // One migration at a time, whichever host runs it.
             transaction.execute("SELECT pg_advisory_xact_lock(7358001)", &[])?;
@@ -169,8 +171,11 @@ impl PgStore {
             }
             transaction.commit()?;
             Ok(version)
-        };
-        match migrate().map_err(|error| store.error(&error))? {
+        });
+        match migrated
+            .map_err(|error| store.lost(&error))?
+            .map_err(|error| store.error(&error))?
+        {
             Some(version) if version > SCHEMA_VERSION => Err(SessionError::Store {
                 reason: format!(
                     "{}: the session schema is version {version}, newer than this version \
@@ -196,34 +201,38 @@ impl PgStore {
         mode: OpenMode,
         durability: Durability,
     ) -> Result<PgLog, SessionError> {
-        let mut client = self.client()?;
+        let conn = Conn::open(self)?;
         let commit = match durability {
             Durability::Flush => "off",
             _ => "on",
         };
-        client
-            .batch_execute(&format!("SET synchronous_commit = {commit}"))
+        let lease_id = id.to_owned();
+        let leased = conn
+            .run(move |client| -> Result<bool, postgres::Error> {
+                client.batch_execute(&format!("SET synchronous_commit = {commit}"))?;
+                if mode == OpenMode::Read {
+                    return Ok(true);
+                }
+                Ok(client
+                    .query_one(
+                        "SELECT pg_try_advisory_lock(hashtextextended($1, 7358001))",
+                        &[&lease_id],
+                    )?
+                    .get(0))
+            })
+            .map_err(|error| self.lost(&error))?
             .map_err(|error| self.error(&error))?;
-        if mode != OpenMode::Read {
-            let leased: bool = client
-                .query_one(
-                    "SELECT pg_try_advisory_lock(hashtextextended($1, 7358001))",
-                    &[&id],
-                )
-                .map_err(|error| self.error(&error))?
-                .get(0);
-            if !leased {
-                return Err(SessionError::Leased {
-                    session: id.to_owned(),
-                });
-            }
+        if !leased {
+            return Err(SessionError::Leased {
+                session: id.to_owned(),
+            });
         }
         let notify = (mode != OpenMode::Read).then(|| self.notifier());
         let log = PgLog {
             store: self.clone(),
             id: id.to_owned(),
             mode,
-            client: Mutex::new(client),
+            conn: Mutex::new(conn),
             notify,
         };
         if mode == OpenMode::Create && log.recover()?.next_seq != 1 {
@@ -252,28 +261,55 @@ impl PgStore {
     /// up every half second and after a reconnect whatever it was not told of. It stops when
     /// the returned [`Follower`] is dropped.
     pub fn follow(&self, sessions: Vec<Session>) -> Result<Follower, SessionError> {
-        let mut client = self.client()?;
-        client
-            .batch_execute(&format!("LISTEN {CHANNEL}"))
-            .map_err(|error| self.error(&error))?;
         let stop = Arc::new(AtomicBool::new(false));
         let errors = Arc::new(Mutex::new(None));
+        let (listening, listened) = mpsc::sync_channel(1);
         let thread = {
             let store = self.clone();
             let stop = Arc::clone(&stop);
             let errors = Arc::clone(&errors);
             std::thread::Builder::new()
                 .name("toolhost-pg-follower".into())
-                .spawn(move || store.follow_loop(client, &sessions, &stop, &errors))
+                .spawn(move || {
+                    // Connected here, on the follower's own thread: see [`Conn`].
+                    match store.listener() {
+                        Ok(client) => {
+                            let _ = listening.send(Ok(()));
+                            store.follow_loop(client, &sessions, &stop, &errors);
+                        }
+                        Err(error) => {
+                            let _ = listening.send(Err(error));
+                        }
+                    }
+                })
                 .map_err(|error| SessionError::Store {
                     reason: format!("cannot start a follower: {error}"),
                 })?
         };
+        match listened.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => return Err(error),
+            Err(_) => {
+                return Err(SessionError::Store {
+                    reason: format!("{}: the follower's thread ended", self.shown),
+                });
+            }
+        }
         Ok(Follower {
             stop,
             errors,
             thread: Some(thread),
         })
+    }
+
+    /// A connection listening on [`CHANNEL`], made on the calling thread (a thread of this
+    /// crate's own, never a runtime's).
+    fn listener(&self) -> Result<Client, SessionError> {
+        let mut client = self.connect_here()?;
+        client
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .map_err(|error| self.error(&error))?;
+        Ok(client)
     }
 
     fn follow_loop(
@@ -319,11 +355,7 @@ impl PgStore {
                         return;
                     }
                     std::thread::sleep(wait);
-                    match self.client().and_then(|mut c| {
-                        c.batch_execute(&format!("LISTEN {CHANNEL}"))
-                            .map_err(|error| self.error(&error))?;
-                        Ok(c)
-                    }) {
+                    match self.listener() {
                         Ok(c) => {
                             client = c;
                             break;
@@ -373,7 +405,7 @@ impl PgStore {
                 .map(|(id, seq)| format!("{seq} {id}"))
                 .collect();
             if client.as_ref().is_none_or(Client::is_closed) {
-                client = self.client().ok();
+                client = self.connect_here().ok();
             }
             if let Some(connected) = client.as_mut()
                 && connected
@@ -390,25 +422,36 @@ impl PgStore {
 
     /// Every session in the database, by id.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>, SessionError> {
-        let mut client = self.client()?;
-        let rows = client
-            .query(
-                "SELECT session_id, max(seq), max(time_ns) FROM toolhost_events \
-                 GROUP BY session_id ORDER BY session_id",
-                &[],
-            )
-            .map_err(|error| self.error(&error))?;
-        Ok(rows
-            .iter()
-            .map(|row| SessionInfo {
-                id: row.get(0),
-                events: row.get::<_, i64>(1).try_into().unwrap_or(0),
-                last: time_of(row.get(2)),
+        let conn = Conn::open(self)?;
+        let rows = conn
+            .run(|client| {
+                client.query(
+                    "SELECT session_id, max(seq), min(time_ns), max(time_ns) FROM toolhost_events \
+                     GROUP BY session_id ORDER BY session_id",
+                    &[],
+                )
             })
-            .collect())
+            .map_err(|error| self.lost(&error))?
+            .map_err(|error| self.error(&error))?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.get(0);
+                let events = row.get::<_, i64>(1);
+                let earliest = row.get::<_, i64>(2);
+                let last = checked_time(&id, events, earliest)
+                    .and_then(|_| checked_time(&id, events, row.get(3)))?;
+                Ok(SessionInfo {
+                    id,
+                    events: events.try_into().unwrap_or(0),
+                    last,
+                })
+            })
+            .collect()
     }
 
-    fn client(&self) -> Result<Client, SessionError> {
+    /// A connection on the calling thread: for this crate's own threads (the follower's, the
+    /// notifier's), which are in no async runtime. Everything else connects through [`Conn`].
+    fn connect_here(&self) -> Result<Client, SessionError> {
         self.config
             .connect(NoTls)
             .map_err(|error| self.error(&error))
@@ -417,6 +460,17 @@ impl PgStore {
     fn error(&self, error: &postgres::Error) -> SessionError {
         SessionError::Store {
             reason: format!("{}: {}", self.shown, describe(error)),
+        }
+    }
+
+    /// The error for a connection whose thread is gone.
+    fn lost(&self, gone: &ConnGone) -> SessionError {
+        SessionError::Store {
+            reason: format!(
+                "{}: the connection was lost ({gone}); what was acknowledged is kept; reopen the \
+                 session",
+                self.shown
+            ),
         }
     }
 }
@@ -456,7 +510,7 @@ pub struct PgLog {
     store: PgStore,
     id: String,
     mode: OpenMode,
-    client: Mutex<Client>,
+    conn: Mutex<Conn>,
     /// The notifier's queue (writers only).
     notify: Option<mpsc::Sender<(String, u64)>>,
 }
@@ -471,29 +525,41 @@ impl std::fmt::Debug for PgLog {
     }
 }
 
+/// The columns an event is read from: its data only when it is within the bound an event may
+/// have (a larger one is named by its length, never fetched).
+const EVENT_COLUMNS: &str = "seq, kind, time_ns, octet_length(data) AS len, \
+     CASE WHEN octet_length(data) <= 67108864 THEN data END AS data";
+
 impl PgLog {
     /// The session's id.
     pub fn id(&self) -> &str {
         &self.id
     }
 
-    /// The connection; a reader whose connection broke gets a new one (a writer's lease is its
-    /// connection, so a writer never does).
-    fn client(&self) -> Result<MutexGuard<'_, Client>, SessionError> {
-        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
-        if client.is_closed() && self.mode == OpenMode::Read {
-            *client = self.store.client()?;
+    /// Runs `job` on the connection; a reader whose connection broke gets a new one first (a
+    /// writer's lease is its connection, so a writer never does).
+    fn run<R: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Client) -> Result<R, postgres::Error> + Send + 'static,
+    ) -> Result<R, SessionError> {
+        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if conn.is_closed() && self.mode == OpenMode::Read {
+            *conn = Conn::open(&self.store)?;
         }
-        Ok(client)
+        match conn.run(job) {
+            Ok(Ok(done)) => Ok(done),
+            Ok(Err(error)) => Err(self.error(&error, conn.is_closed())),
+            Err(gone) => Err(self.store.lost(&gone)),
+        }
     }
 
-    fn error(&self, error: &postgres::Error) -> SessionError {
+    fn error(&self, error: &postgres::Error, closed: bool) -> SessionError {
         if error.code() == Some(&SqlState::UNIQUE_VIOLATION) {
             return SessionError::Leased {
                 session: self.id.clone(),
             };
         }
-        if error.is_closed() || self.client.lock().is_ok_and(|client| client.is_closed()) {
+        if error.is_closed() || closed {
             return SessionError::Store {
                 reason: format!(
                     "{}: the connection was lost ({}); what was acknowledged is kept; reopen \
@@ -506,23 +572,32 @@ impl PgLog {
         self.store.error(error)
     }
 
+    /// The event a row of [`EVENT_COLUMNS`] holds, checked as a log file's line is: a seq in
+    /// range, a time a log can hold, data within the bound and JSON.
     fn event_of(&self, row: &postgres::Row) -> Result<Event, SessionError> {
         let seq: i64 = row.get("seq");
-        let data: String = row.get("data");
-        let data = RawValue::from_string(data).map_err(|error| SessionError::Store {
-            reason: format!(
-                "session {} event {seq}: the data is not JSON: {error}",
-                self.id
-            ),
-        })?;
-        Ok(Event::new(
-            u64::try_from(seq).unwrap_or(0),
-            row.get::<_, String>("kind"),
-            data,
-            time_of(row.get("time_ns")),
-        ))
+        let damaged = |what: String| SessionError::Store {
+            reason: format!("session {} event {seq}: {what}", self.id),
+        };
+        let seq = u64::try_from(seq)
+            .ok()
+            .filter(|seq| (1..MAX_SEQ).contains(seq))
+            .ok_or_else(|| damaged("the seq is out of range".into()))?;
+        let time = checked_time(&self.id, seq as i64, row.get("time_ns"))?;
+        let len: i32 = row.get("len");
+        let Some(data) = row.get::<_, Option<String>>("data") else {
+            return Err(damaged(format!(
+                "its data is {len} bytes, more than the {MAX_LINE_BYTES} bytes an event may have"
+            )));
+        };
+        let data = RawValue::from_string(data)
+            .map_err(|error| damaged(format!("the data is not JSON: {error}")))?;
+        Ok(Event::new(seq, row.get::<_, String>("kind"), data, time))
     }
 }
+
+/// Seqs are below this: `i64::MAX` itself would leave no next seq to write.
+const MAX_SEQ: u64 = i64::MAX as u64;
 
 impl Log for PgLog {
     fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
@@ -531,24 +606,34 @@ impl Log for PgLog {
                 reason: format!("session {} is open for reading only", self.id),
             });
         }
-        let data = event.raw_data()?.get();
-        let seq = i64::try_from(event.seq).map_err(|_| SessionError::Store {
-            reason: "seq out of range".into(),
-        })?;
+        let len = event.raw_data()?.get().len();
+        if len > MAX_LINE_BYTES {
+            return Err(SessionError::Store {
+                reason: format!(
+                    "session {}: an event of {len} bytes is more than the {MAX_LINE_BYTES} bytes \
+                     an event may have",
+                    self.id
+                ),
+            });
+        }
+        let seq = i64::try_from(event.seq)
+            .ok()
+            .filter(|&seq| (seq as u64) < MAX_SEQ)
+            .ok_or_else(|| SessionError::Store {
+                reason: format!("session {}: seq {} is out of range", self.id, event.seq),
+            })?;
         let time = nanos_of(event.time);
-        let mut client = self.client()?;
-        client
-            .execute(
+        let (id, event) = (self.id.clone(), Arc::clone(event));
+        self.run(move |client| {
+            let data = event.raw_data().map(RawValue::get).unwrap_or("null");
+            client.execute(
                 "INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
                  VALUES ($1, $2, $3, $4, $5)",
-                &[&self.id, &seq, &event.kind, &data, &time],
+                &[&id, &seq, &event.kind, &data, &time],
             )
-            .map_err(|error| {
-                drop(client);
-                self.error(&error)
-            })?;
+        })?;
         if let Some(notify) = &self.notify {
-            let _ = notify.send((self.id.clone(), event.seq));
+            let _ = notify.send((self.id.clone(), seq as u64));
         }
         Ok(Ack::durable())
     }
@@ -558,25 +643,40 @@ impl Log for PgLog {
         seq: u64,
         visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
     ) -> Result<(), SessionError> {
-        let mut next = i64::try_from(seq.max(1)).unwrap_or(i64::MAX);
+        let mut next = seq.max(1);
+        // The first seq asked for may be past the end; from the first row on, seqs go up by
+        // one: a gap is damage (one writer writes a session, each seq after the last).
+        let mut contiguous = false;
         loop {
-            let rows = {
-                let mut client = self.client()?;
-                client
-                    .query(
-                        "SELECT seq, kind, data, time_ns FROM toolhost_events \
-                         WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
-                        &[&self.id, &next, &PAGE],
-                    )
-                    .map_err(|error| {
-                        drop(client);
-                        self.error(&error)
-                    })?
+            let Ok(from) = i64::try_from(next) else {
+                return Ok(());
             };
+            let id = self.id.clone();
+            let rows = self.run(move |client| {
+                client.query(
+                    &format!(
+                        "SELECT {EVENT_COLUMNS} FROM toolhost_events \
+                         WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3"
+                    ),
+                    &[&id, &from, &PAGE],
+                )
+            })?;
             let full = rows.len() as i64 == PAGE;
             for row in &rows {
                 let event = self.event_of(row)?;
-                next = row.get::<_, i64>("seq") + 1;
+                if contiguous && event.seq != next {
+                    return Err(SessionError::Store {
+                        reason: format!(
+                            "session {}: event {} follows event {}: the events between are \
+                             missing",
+                            self.id,
+                            event.seq,
+                            next - 1
+                        ),
+                    });
+                }
+                contiguous = true;
+                next = event.seq + 1;
                 if visit(event).is_break() {
                     return Ok(());
                 }
@@ -588,11 +688,8 @@ impl Log for PgLog {
     }
 
     fn recover(&self) -> Result<Recovered, SessionError> {
-        let mut client = self.client()?;
-        let rows = client
-            .query(LATEST_PER_KIND, &[&self.id])
-            .map_err(|error| self.store.error(&error))?;
-        drop(client);
+        let id = self.id.clone();
+        let rows = self.run(move |client| client.query(LATEST_PER_KIND, &[&id]))?;
         let latest = rows
             .iter()
             .map(|row| self.event_of(row))
@@ -603,21 +700,114 @@ impl Log for PgLog {
 
     fn latest_at(&self, kind: &str, seq: u64) -> Result<Option<Event>, SessionError> {
         let seq = i64::try_from(seq).unwrap_or(i64::MAX);
-        let mut client = self.client()?;
-        let row = client
-            .query_opt(
-                "SELECT seq, kind, data, time_ns FROM toolhost_events \
-                 WHERE session_id = $1 AND kind = $2 AND seq <= $3 ORDER BY seq DESC LIMIT 1",
-                &[&self.id, &kind, &seq],
+        let (id, kind) = (self.id.clone(), kind.to_owned());
+        let row = self.run(move |client| {
+            client.query_opt(
+                &format!(
+                    "SELECT {EVENT_COLUMNS} FROM toolhost_events \
+                     WHERE session_id = $1 AND kind = $2 AND seq <= $3 ORDER BY seq DESC LIMIT 1"
+                ),
+                &[&id, &kind, &seq],
             )
-            .map_err(|error| self.store.error(&error))?;
-        drop(client);
+        })?;
         row.map(|row| self.event_of(&row)).transpose()
     }
 
     fn follows_another_writer(&self) -> bool {
         self.mode == OpenMode::Read
     }
+}
+
+/// A connection to the database, on a thread of its own.
+///
+/// The `postgres` client drives a tokio runtime of its own with `block_on` on the thread that
+/// calls it, which panics on a thread already inside a runtime: an async host's worker, a
+/// current-thread runtime's `block_on`, a task being dropped. Each connection here lives on a
+/// thread of its own and is sent its statements there, so the store works from any thread, sync
+/// or async, and a connection is closed (a writer's lease released) on its own thread when its
+/// last handle is dropped, wherever that is.
+struct Conn {
+    jobs: mpsc::Sender<Job>,
+    /// Whether the client's connection was closed, as it stood after the last statement.
+    closed: Arc<AtomicBool>,
+}
+
+type Job = Box<dyn FnOnce(&mut Client) + Send>;
+
+/// A connection's thread ended (it panicked, or could not run).
+#[derive(Debug)]
+struct ConnGone;
+
+impl std::fmt::Display for ConnGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("its thread ended")
+    }
+}
+
+impl Conn {
+    /// Connects to `store`'s database on a new thread.
+    fn open(store: &PgStore) -> Result<Conn, SessionError> {
+        let config = store.config.clone();
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let (connected, ready) = mpsc::sync_channel(1);
+        let closed = Arc::new(AtomicBool::new(false));
+        let closed_here = Arc::clone(&closed);
+        std::thread::Builder::new()
+            .name("toolhost-pg".into())
+            .spawn(move || {
+                let mut client = match config.connect(NoTls) {
+                    Ok(client) => client,
+                    Err(error) => {
+                        let _ = connected.send(Err(error));
+                        return;
+                    }
+                };
+                let _ = connected.send(Ok(()));
+                // Until the last handle is gone; the client is dropped (closed) here.
+                for job in queue {
+                    job(&mut client);
+                    closed_here.store(client.is_closed(), Ordering::Relaxed);
+                }
+            })
+            .map_err(|error| SessionError::Store {
+                reason: format!("{}: cannot start a connection: {error}", store.shown),
+            })?;
+        match ready.recv() {
+            Ok(Ok(())) => Ok(Conn { jobs, closed }),
+            Ok(Err(error)) => Err(store.error(&error)),
+            Err(_) => Err(store.lost(&ConnGone)),
+        }
+    }
+
+    /// Runs `job` on the connection's thread and waits for its result.
+    fn run<R: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Client) -> R + Send + 'static,
+    ) -> Result<R, ConnGone> {
+        let (done, result) = mpsc::sync_channel(1);
+        self.jobs
+            .send(Box::new(move |client| {
+                let _ = done.send(job(client));
+            }))
+            .map_err(|_| ConnGone)?;
+        result.recv().map_err(|_| ConnGone)
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+}
+
+/// The time of an event of a session, checked: a log holds times from 1970 on.
+fn checked_time(id: &str, seq: i64, nanos: i64) -> Result<SystemTime, SessionError> {
+    if nanos < 0 {
+        return Err(SessionError::Store {
+            reason: format!(
+                "session {id} event {seq}: its time ({nanos} ns from 1970) is before 1970"
+            ),
+        });
+    }
+    Ok(time_of(nanos))
 }
 
 fn nanos_of(time: SystemTime) -> i64 {

@@ -153,7 +153,12 @@ fn open_session(
 ) -> Result<Session, HostError> {
     if let Store::Postgres(pg) = store {
         // On a database, `--session` names the session's id.
-        let session = pg.open(hub, &path.to_string_lossy(), mode, Durability::default())?;
+        let id = path.to_string_lossy();
+        let session = pg.open(hub, &id, mode, Durability::default())?;
+        if mode == OpenMode::Read && session.next_seq() == 1 {
+            // As a missing file is to the file store.
+            return Err(crate::store::missing(pg, &id).into());
+        }
         crate::current_todos(&session, path)?;
         return Ok(session);
     }

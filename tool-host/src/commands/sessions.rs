@@ -52,11 +52,7 @@ pub(super) fn sessions(
         SessionsAction::Export { id } => {
             let log = pg.open_log(&id, OpenMode::Read, Durability::default())?;
             if log.recover()?.next_seq == 1 {
-                return Err(HostError::Input(format!(
-                    "no session {} in {}",
-                    neutralize(&id),
-                    pg.url()
-                )));
+                return Err(crate::store::missing(pg, &id).into());
             }
             stdout.write_all(JSONL_HEADER.as_bytes())?;
             let mut result = Ok(());

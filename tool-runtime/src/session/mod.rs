@@ -90,7 +90,7 @@ impl Session {
         log: Box<dyn Log>,
         hub: Option<publish::HubLink>,
     ) -> Result<Self, SessionError> {
-        let recovered = log.recover()?;
+        let recovered = crate::blocking(|| log.recover())?;
         let latest = recovered
             .latest
             .into_iter()
@@ -158,6 +158,11 @@ impl Session {
     }
 
     fn append_event(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
+        // The log's write, the wait for the lock and for the batch's turn all block.
+        crate::blocking(|| self.append_blocking(event))
+    }
+
+    fn append_blocking(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
         if let Some(turn) = &self.turn {
             turn.wait();
         }
@@ -230,16 +235,18 @@ impl Session {
         let mut next = seq.max(1);
         let mut chunk = Vec::with_capacity(CHUNK);
         while next < end {
-            self.lock().log.for_each_from(next, &mut |event| {
-                if event.seq >= end {
-                    return ControlFlow::Break(());
-                }
-                chunk.push(event);
-                if chunk.len() == CHUNK {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
+            crate::blocking(|| {
+                self.lock().log.for_each_from(next, &mut |event| {
+                    if event.seq >= end {
+                        return ControlFlow::Break(());
+                    }
+                    chunk.push(event);
+                    if chunk.len() == CHUNK {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
             })?;
             let full = chunk.len() == CHUNK;
             let Some(last) = chunk.last() else {
@@ -274,6 +281,10 @@ impl Session {
     /// assert_eq!((at(0), at(1), at(2), at(3), at(99)), (None, Some(1), Some(1), Some(3), Some(3)));
     /// ```
     pub fn latest_at(&self, kind: &str, seq: u64) -> Result<Option<Arc<Event>>, SessionError> {
+        crate::blocking(|| self.latest_at_blocking(kind, seq))
+    }
+
+    fn latest_at_blocking(&self, kind: &str, seq: u64) -> Result<Option<Arc<Event>>, SessionError> {
         let state = self.lock();
         match state.latest.get(kind) {
             Some(latest) if latest.seq <= seq => return Ok(Some(Arc::clone(latest))),
@@ -288,6 +299,10 @@ impl Session {
     /// published to subscribers, in seq order, as an append of this session's would be. Returns
     /// how many there were; always 0 on a log this session writes itself.
     pub fn refresh(&self) -> Result<usize, SessionError> {
+        crate::blocking(|| self.refresh_blocking())
+    }
+
+    fn refresh_blocking(&self) -> Result<usize, SessionError> {
         let mut state = self.lock();
         if !state.log.follows_another_writer() {
             return Ok(0);
