@@ -153,7 +153,16 @@ impl Host {
             }
         });
         let result = ctx.map_err(HostError::from).and_then(|ctx| {
-            let store = crate::store::Store::connect(cli.store.as_deref())?;
+            // Only a command that keeps a session reaches the store: `schema`, `sizes` and
+            // `call --no-agent` work whatever `--store` says.
+            let uses_store = !matches!(
+                cli.command,
+                Command::Schema { .. } | Command::Sizes | Command::Call { no_agent: true, .. }
+            );
+            let store = match uses_store {
+                true => crate::store::Store::connect(cli.store.as_deref())?,
+                false => crate::store::Store::Files,
+            };
             commands::run(name, &Arc::new(ctx), &store, cli.command)
         });
         match result {

@@ -26,9 +26,13 @@ impl Store {
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
                 Ok(Store::Postgres(Box::new(PgStore::connect(url)?)))
             }
+            // Only its scheme is shown: the rest may hold a password.
             Some(url) => Err(HostError::Input(format!(
                 "unknown session store {:?}: give a postgres:// URL, or none for files",
-                tool_runtime::text::neutralize(url)
+                match url.split_once("://") {
+                    Some((scheme, _)) => format!("{}://…", tool_runtime::text::neutralize(scheme)),
+                    None => "…".to_owned(),
+                }
             ))),
         }
     }

@@ -420,6 +420,100 @@ impl PgStore {
         }
     }
 
+    /// Copies every event of `source` into a new session `id`, in one transaction: a session
+    /// of that id already there (or open for writing) is refused, and an import that fails or is
+    /// killed midway leaves nothing. Returns the number of events copied.
+    pub fn import(&self, id: &str, source: &dyn Log) -> Result<u64, SessionError> {
+        /// Events sent to the database per statement, and the most bytes of data they carry.
+        const CHUNK: usize = 512;
+        const CHUNK_BYTES: usize = 8 << 20;
+        let conn = Conn::open(self)?;
+        let session = id.to_owned();
+        let (leased, exists) = self.run(&conn, move |client| {
+            client.batch_execute("BEGIN; SET LOCAL synchronous_commit = on")?;
+            let leased: bool = client
+                .query_one(
+                    "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7358001))",
+                    &[&session],
+                )?
+                .get(0);
+            let exists = client
+                .query_opt(
+                    "SELECT 1 FROM toolhost_events WHERE session_id = $1 LIMIT 1",
+                    &[&session],
+                )?
+                .is_some();
+            Ok((leased, exists))
+        })?;
+        if !leased {
+            return Err(SessionError::Leased {
+                session: id.to_owned(),
+            });
+        }
+        if exists {
+            return Err(SessionError::Store {
+                reason: format!("session {id} exists already"),
+            });
+        }
+        let mut count = 0u64;
+        let mut chunk: Vec<Event> = Vec::with_capacity(CHUNK);
+        let mut bytes = 0;
+        let mut failed = None;
+        let flush = |chunk: &mut Vec<Event>| -> Result<(), SessionError> {
+            let events = std::mem::take(chunk);
+            let session = id.to_owned();
+            self.run(&conn, move |client| {
+                let mut seqs = Vec::with_capacity(events.len());
+                let mut kinds = Vec::with_capacity(events.len());
+                let mut data = Vec::with_capacity(events.len());
+                let mut times = Vec::with_capacity(events.len());
+                for event in &events {
+                    seqs.push(event.seq as i64);
+                    kinds.push(event.kind.as_str());
+                    data.push(event.raw_data().map(RawValue::get).unwrap_or("null"));
+                    times.push(nanos_of(event.time));
+                }
+                client.execute(
+                    "INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
+                     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[])",
+                    &[&session, &seqs, &kinds, &data, &times],
+                )
+            })
+            .map(drop)
+        };
+        source.for_each_from(1, &mut |event| {
+            let len = event.raw_data().map_or(0, |data| data.get().len());
+            if event.seq >= MAX_SEQ || len > MAX_LINE_BYTES {
+                failed = Some(SessionError::Store {
+                    reason: format!(
+                        "session {id} event {}: out of the range a session holds",
+                        event.seq
+                    ),
+                });
+                return ControlFlow::Break(());
+            }
+            bytes += len;
+            chunk.push(event);
+            count += 1;
+            if chunk.len() == CHUNK || bytes > CHUNK_BYTES {
+                bytes = 0;
+                if let Err(error) = flush(&mut chunk) {
+                    failed = Some(error);
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        })?;
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        if !chunk.is_empty() {
+            flush(&mut chunk)?;
+        }
+        self.run(&conn, |client| client.batch_execute("COMMIT"))?;
+        Ok(count)
+    }
+
     /// Every session in the database, by id.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>, SessionError> {
         let conn = Conn::open(self)?;
@@ -461,6 +555,17 @@ impl PgStore {
         SessionError::Store {
             reason: format!("{}: {}", self.shown, describe(error)),
         }
+    }
+
+    /// Runs `job` on `conn`, its errors said as this store's.
+    fn run<R: Send + 'static>(
+        &self,
+        conn: &Conn,
+        job: impl FnOnce(&mut Client) -> Result<R, postgres::Error> + Send + 'static,
+    ) -> Result<R, SessionError> {
+        conn.run(job)
+            .map_err(|gone| self.lost(&gone))?
+            .map_err(|error| self.error(&error))
     }
 
     /// The error for a connection whose thread is gone.
@@ -833,18 +938,47 @@ fn describe(error: &postgres::Error) -> String {
     }
 }
 
-/// `url` without its password.
+/// `url` without its password: in the userinfo (`postgres://me:secret@…`), in the query
+/// (`?password=…`), or a `password=…` setting of the key=value form.
 fn shown_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let credentials = &url[scheme + 3..at];
+    let Some(scheme) = url.find("://") else {
+        return url
+            .split(' ')
+            .map(|setting| match setting.split_once('=') {
+                Some((key, _)) if key.trim().eq_ignore_ascii_case("password") => {
+                    format!("{key}=***")
+                }
+                _ => setting.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let mut shown = match base.rfind('@') {
+        Some(at) if at > scheme => {
+            let credentials = &base[scheme + 3..at];
             match credentials.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url.to_owned(),
+                Some((user, _)) => format!("{}{user}:***{}", &base[..scheme + 3], &base[at..]),
+                None => base.to_owned(),
             }
         }
-        _ => url.to_owned(),
+        _ => base.to_owned(),
+    };
+    if let Some(query) = query {
+        shown.push('?');
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => pair.to_owned(),
+            })
+            .collect();
+        shown.push_str(&pairs.join("&"));
     }
+    shown
 }
 
 #[cfg(test)]
@@ -859,6 +993,25 @@ mod tests {
         );
         assert_eq!(shown_url("postgres://me@db/x"), "postgres://me@db/x");
         assert_eq!(shown_url("host=db user=me"), "host=db user=me");
+        assert_eq!(
+            shown_url("postgres://me@db/x?sslmode=disable&password=secret&a=b"),
+            "postgres://me@db/x?sslmode=disable&password=***&a=b"
+        );
+        assert_eq!(
+            shown_url("postgres://me:pw@db/x?password=secret"),
+            "postgres://me:***@db/x?password=***"
+        );
+        assert_eq!(
+            shown_url("host=db password=secret user=me"),
+            "host=db password=*** user=me"
+        );
+    }
+
+    #[test]
+    fn the_data_bound_in_sql_is_the_log_line_bound() {
+        assert_eq!(MAX_LINE_BYTES, 67_108_864);
+        assert!(EVENT_COLUMNS.contains(&MAX_LINE_BYTES.to_string()));
+        assert!(LATEST_PER_KIND.contains(&MAX_LINE_BYTES.to_string()));
     }
 
     #[test]

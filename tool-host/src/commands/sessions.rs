@@ -4,7 +4,6 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use tool_runtime::session::{Durability, JSONL_HEADER, JsonlLog, Log, OpenMode};
 use tool_runtime::text::neutralize;
@@ -44,7 +43,7 @@ pub(super) fn sessions(
                 writeln!(
                     stdout,
                     "{}: {events} events → {}",
-                    file.display(),
+                    neutralize(&file.display().to_string()),
                     neutralize(&id)
                 )?;
             }
@@ -73,8 +72,8 @@ pub(super) fn sessions(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Copies the log at `file` into the session its file is named for; returns the id and the
-/// number of events.
+/// Copies the log at `file` into the session its file is named for, in one transaction;
+/// returns the id and the number of events.
 fn import(name: &str, pg: &PgStore, file: &Path) -> Result<(String, u64), HostError> {
     let source = JsonlLog::open(file, OpenMode::Read, Durability::default())?;
     if let Some(torn) = source.torn_tail() {
@@ -83,20 +82,13 @@ fn import(name: &str, pg: &PgStore, file: &Path) -> Result<(String, u64), HostEr
     let id = file
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
-        .ok_or_else(|| HostError::Input(format!("{} names no file", file.display())))?;
-    let mut target = pg.open_log(&id, OpenMode::Create, Durability::default())?;
-    let mut count = 0;
-    let mut result = Ok(());
-    source.for_each_from(1, &mut |event| {
-        result = target.append(&Arc::new(event)).and_then(|ack| ack.wait());
-        count += 1;
-        if result.is_ok() {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
-    })?;
-    result?;
+        .ok_or_else(|| {
+            HostError::Input(format!(
+                "{} names no file",
+                neutralize(&file.display().to_string())
+            ))
+        })?;
+    let count = pg.import(&id, &source)?;
     Ok((id, count))
 }
 
