@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::cancel::Cancel;
+use crate::session::Session;
 
 use crate::output::ToolOutput;
 use crate::refusal;
@@ -126,11 +127,16 @@ impl<'a> ToolFuture<'a> {
 
     /// The same result, replaced by a note that says so when it is larger than `max` bytes; for
     /// a result that is ready.
-    pub(crate) fn capped(mut self, tool: &str, max: usize) -> Self {
+    pub(crate) fn capped(
+        mut self,
+        tool: &str,
+        max: usize,
+        recorded: Option<(&Session, u64)>,
+    ) -> Self {
         if let Inner::Ready(output) = &mut self.0
             && let Some(ready) = output.take()
         {
-            *output = Some(refusal::capped(tool, ready, max));
+            *output = Some(refusal::capped(tool, ready, max, recorded));
         }
         self
     }
@@ -154,6 +160,7 @@ impl<'a> ToolFuture<'a> {
         cancel: Cancel,
         timeout: Option<Duration>,
         max_result_bytes: usize,
+        recorded: Option<(&'a Session, u64)>,
     ) -> Self {
         // Both named: a panic in the tool, or in the guard, is answered with the tool's name.
         let mut inner = self.named(tool);
@@ -177,7 +184,7 @@ impl<'a> ToolFuture<'a> {
                     if cancel.is_cancelled() {
                         return Poll::Ready(refusal::cancelled(tool));
                     }
-                    return Poll::Ready(refusal::capped(tool, output, max_result_bytes));
+                    return Poll::Ready(refusal::capped(tool, output, max_result_bytes, recorded));
                 }
                 if let Some((sleep, after)) = &mut deadline
                     && sleep.as_mut().poll(cx).is_ready()

@@ -8,6 +8,7 @@ use std::any::Any;
 use std::fmt;
 
 use crate::output::ToolOutput;
+use crate::session::Session;
 use crate::text::quote;
 
 /// `invalid arguments: <path>: <problem>`, or without the path for the arguments as a whole.
@@ -105,12 +106,32 @@ pub(crate) fn result_too_large(tool: &str, size: usize, max: usize) -> ToolOutpu
     ))
 }
 
-/// `output`, or the note that replaces it when it is larger than `max` bytes.
-pub(crate) fn capped(tool: &str, output: ToolOutput, max: usize) -> ToolOutput {
+/// A successful result over the host's cap, of a call that recorded events in its session: the
+/// call ran and what it did is kept, so the model is told that, not that it failed (which would
+/// invite it to do the work again).
+pub(crate) fn ran_result_too_large(tool: &str, size: usize, max: usize) -> ToolOutput {
+    ToolOutput::success(format!(
+        "{tool} ran and its work is recorded, but its result of {size} bytes is more than the \
+         limit of {max} bytes; the result was dropped"
+    ))
+}
+
+/// `output`, or the note that replaces it when it is larger than `max` bytes. `recorded` is
+/// the call's session and the seq its next event had before the call.
+pub(crate) fn capped(
+    tool: &str,
+    output: ToolOutput,
+    max: usize,
+    recorded: Option<(&Session, u64)>,
+) -> ToolOutput {
     let size = output.size();
-    if size > max {
-        result_too_large(tool, size, max)
-    } else {
-        output
+    if size <= max {
+        return output;
+    }
+    match recorded {
+        Some((session, before)) if !output.is_error && session.next_seq() > before => {
+            ran_result_too_large(tool, size, max)
+        }
+        _ => result_too_large(tool, size, max),
     }
 }

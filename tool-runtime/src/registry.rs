@@ -209,6 +209,12 @@ impl ToolRegistry {
             Some(_) => exec.cancel.child(),
             None => exec.cancel.clone(),
         };
+        // Where the call records its work, and how far the session was: a result over the cap
+        // of a call that recorded events is said to have run.
+        let recorded = exec
+            .agent
+            .as_ref()
+            .map(|agent| (agent.session(), agent.session().next_seq()));
         let call = Invocation {
             exec,
             args,
@@ -218,8 +224,12 @@ impl ToolRegistry {
         };
         match catch_unwind(AssertUnwindSafe(|| tool.call(call))) {
             // A synchronous tool's result is ready: it ran, and there is nothing to cut short.
-            Ok(future) if future.is_ready() => future.capped(tool_name, self.max_result_bytes),
-            Ok(future) => future.guarded(tool_name, cancel, timeout, self.max_result_bytes),
+            Ok(future) if future.is_ready() => {
+                future.capped(tool_name, self.max_result_bytes, recorded)
+            }
+            Ok(future) => {
+                future.guarded(tool_name, cancel, timeout, self.max_result_bytes, recorded)
+            }
             Err(payload) => ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref())),
         }
     }

@@ -80,17 +80,27 @@ pub struct LineTransport<R, W> {
     arrivals: Arc<Arrivals>,
     /// The ids of the requests passed on and not answered yet.
     in_flight: InFlight,
+    /// The protocol version the server answered `initialize` with, if it has.
+    negotiated: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 /// The ids of requests in flight, shared by the reading half (which adds them) and the writing
 /// half (whose answers end them). rmcp keeps one answer per id, so a request whose id is in
 /// flight already would run unanswered: it is refused instead.
 #[derive(Clone, Default)]
-struct InFlight(Arc<std::sync::Mutex<std::collections::HashSet<RequestId>>>);
+struct InFlight(Arc<InFlightIds>);
+
+#[derive(Default)]
+struct InFlightIds {
+    ids: std::sync::Mutex<std::collections::HashSet<RequestId>>,
+    /// Told when an id ends.
+    ended: tokio::sync::Notify,
+}
 
 impl InFlight {
     fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<RequestId>> {
         self.0
+            .ids
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -102,6 +112,21 @@ impl InFlight {
 
     fn end(&self, id: &RequestId) {
         self.lock().remove(id);
+        self.0.ended.notify_waiters();
+    }
+
+    /// Waits until no request is in flight. Cancellation-safe.
+    async fn settled(&self) {
+        loop {
+            let ended = self.0.ended.notified();
+            let mut ended = std::pin::pin!(ended);
+            // Registered before looking, so an end between the look and the wait is not missed.
+            ended.as_mut().enable();
+            if self.lock().is_empty() {
+                return;
+            }
+            ended.await;
+        }
     }
 }
 
@@ -144,6 +169,7 @@ where
             answers: JoinSet::new(),
             arrivals: Arrivals::new(),
             in_flight: InFlight::default(),
+            negotiated: Arc::default(),
         }
     }
 
@@ -239,7 +265,18 @@ where
         });
     }
 
-    fn answer(&mut self, message: ServerJsonRpcMessage) {
+    fn answer(&mut self, mut message: ServerJsonRpcMessage) {
+        // In the shape rmcp gives the handler's results: a peer of a revision before
+        // 2026-07-28 gets no `resultType`.
+        let legacy = self
+            .negotiated
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_deref()
+            .is_none_or(|version| version < "2026-07-28");
+        if legacy && let rmcp::model::JsonRpcMessage::Response(response) = &mut message {
+            response.result.strip_result_type_for_legacy_peer();
+        }
         // Written by a task of its own, so that `receive` stays cancellation-safe; `close`
         // waits for these.
         while self.answers.try_join_next().is_some() {}
@@ -266,6 +303,15 @@ where
         if let Some(id) = answered_id(&item) {
             self.in_flight.end(id);
         }
+        if let rmcp::model::JsonRpcMessage::Response(response) = &item
+            && let ServerResult::InitializeResult(initialized) = &response.result
+        {
+            *self
+                .negotiated
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some(initialized.protocol_version.to_string());
+        }
         let writer = self.writer.clone();
         async move { writer.write_message(&item).await }
     }
@@ -281,7 +327,13 @@ where
                 LineRead::OverLong(over_long) => {
                     over_long_line(&over_long, self.max_args_bytes, self.max_line_bytes)
                 }
-                LineRead::Eof => return None,
+                // The input is over, but every request it brought is answered before the
+                // connection ends: rmcp gives handlers a few seconds after the end of input, and
+                // a call may be queued behind a slow one for longer.
+                LineRead::Eof => {
+                    self.in_flight.settled().await;
+                    return None;
+                }
                 LineRead::Io(error) => {
                     crate::note!("toolhost mcp: reading the connection failed: {error}");
                     return None;
