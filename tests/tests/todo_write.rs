@@ -251,6 +251,9 @@ fn content_of_only_invisible_characters_is_empty() {
         " \u{2800} ",
         "\u{ad}\u{3164}",
         "\u{202e}",
+        // Combining marks with nothing to combine with.
+        "\u{301}",
+        " \u{301}\u{308}\u{20dd} ",
     ] {
         let out = h.call_json(todos(&[(content, "pending")]));
         assert_eq!(
@@ -261,6 +264,9 @@ fn content_of_only_invisible_characters_is_empty() {
     }
     // Visible text with an invisible character is content; the checklist shows the character.
     let out = h.call_json(todos(&[("Deploy to prod\u{e0001}", "pending")]));
+    assert!(!out.is_error, "{}", out.text);
+    // A mark on a letter is content.
+    let out = h.call_json(todos(&[("Cafe\u{301}", "pending")]));
     assert!(!out.is_error, "{}", out.text);
 }
 

@@ -56,9 +56,11 @@ pub fn run(
         tools: ctx.tools.names().map(str::to_owned).collect(),
     }));
     if let Some(history) = history {
-        // A missing history file is a first run, not an error.
-        let _ = editor.load_history(history);
+        load_history(&mut editor, history);
     }
+    // A person at a terminal types through the line editor; a pipe is read a bounded line at a
+    // time.
+    let mut piped = (!io::stdin().is_terminal()).then(|| io::BufReader::new(io::stdin()));
     let mut events = agent.session().subscribe();
     let mut out = io::stdout();
     writeln!(
@@ -75,26 +77,40 @@ pub fn run(
     {
         write!(out, "{}", checklist(&todos, &style()))?;
     }
-    let mut pending = String::new();
+    // A call may be as long as the arguments the registry takes, and its name.
+    let max_entry = ctx.tools.max_args_bytes().saturating_add(MAX_NAME_BYTES);
+    let mut entry = Entry::default();
     loop {
-        let prompt = match open_brackets(&pending) {
+        let prompt = match entry.open() {
             None => "toolhost> ".to_owned(),
             Some(open) => format!("{open} ...> "),
         };
-        match editor.readline(&prompt) {
+        let read = match &mut piped {
+            Some(reader) => read_bounded_line(reader, max_entry),
+            None => editor.readline(&prompt).map_err(Read::from),
+        };
+        match read {
             Ok(line) => {
-                if !pending.is_empty() && line.trim().is_empty() {
-                    pending.clear();
+                if !entry.is_empty() && line.trim().is_empty() {
+                    entry.clear();
                     writeln!(
                         out,
                         "(call dropped: an empty line ends a call not yet closed)"
                     )?;
                     continue;
                 }
-                pending.push_str(&line);
-                pending.push('\n');
-                if let Some(open) = open_brackets(&pending) {
-                    if pending.len() == line.len() + 1 {
+                if entry.len().saturating_add(line.len()) >= max_entry {
+                    entry.clear();
+                    writeln!(
+                        out,
+                        "(call dropped: it is longer than the {max_entry} bytes a call may have)"
+                    )?;
+                    continue;
+                }
+                let first = entry.is_empty();
+                entry.push_line(&line);
+                if let Some(open) = entry.open() {
+                    if first {
                         writeln!(
                             out,
                             "(the call goes on until `{open}` close; an empty line drops it)"
@@ -102,30 +118,42 @@ pub fn run(
                     }
                     continue;
                 }
-                let input = std::mem::take(&mut pending);
+                let input = entry.take();
                 let input = input.trim();
                 if input.is_empty() {
                     continue;
                 }
-                let _ = editor.add_history_entry(input);
+                let _ = editor.add_history_entry(tool_runtime::text::neutralize_layout(input));
                 if !handle_line(ctx, agent, &mut events, input, &mut out)? {
                     break;
                 }
             }
-            Err(ReadlineError::Interrupted) => {
-                if pending.is_empty() {
+            Err(Read::TooLong(len)) => {
+                entry.clear();
+                writeln!(
+                    out,
+                    "(call dropped: a line of {len} bytes is longer than the {max_entry} bytes a \
+                     call may have)"
+                )?;
+            }
+            Err(Read::NotUtf8) => {
+                entry.clear();
+                writeln!(out, "(call dropped: a line that is not UTF-8)")?;
+            }
+            Err(Read::Line(ReadlineError::Interrupted)) => {
+                if entry.is_empty() {
                     writeln!(out, "(Ctrl-D or `quit` leaves)")?;
                 } else {
-                    pending.clear();
+                    entry.clear();
                     writeln!(out, "(input dropped)")?;
                 }
             }
-            Err(ReadlineError::Eof) if !pending.is_empty() => {
-                pending.clear();
+            Err(Read::Line(ReadlineError::Eof)) if !entry.is_empty() => {
+                entry.clear();
                 writeln!(out, "(call dropped: its brackets never closed)")?;
             }
-            Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(io::Error::other(error)),
+            Err(Read::Line(ReadlineError::Eof)) => break,
+            Err(Read::Line(error)) => return Err(io::Error::other(error)),
         }
     }
     if let Some(history) = history {
@@ -208,8 +236,13 @@ pub fn handle_line(
             let args = if rest.is_empty() { "{}" } else { rest };
             let exec = Exec::for_agent(agent.clone());
             let output = ctx.tools.call(name, &exec, args).wait();
-            // The model-facing text as it is, but for what could drive the terminal.
-            writeln!(out, "{}", neutralize(&output.text))?;
+            // The model-facing text as it is, its lines and tabs as layout, but for what could
+            // drive the terminal.
+            writeln!(
+                out,
+                "{}",
+                tool_runtime::text::neutralize_layout(&output.text)
+            )?;
             redraw(events, out)?;
         }
     }
@@ -251,37 +284,272 @@ pub fn is_complete(input: &str) -> bool {
 /// were opened; `None` when the input is a whole entry. A bracket closed out of turn ends the
 /// entry: the JSON parser then says what is wrong.
 pub fn open_brackets(input: &str) -> Option<String> {
-    let rest = input.trim_start();
-    let at = rest.find(|c: char| c.is_whitespace() || c == '{' || c == '[')?;
-    let json = rest[at..].trim_start();
-    if !json.starts_with(['{', '[']) {
-        return None;
+    let mut scan = Scan::default();
+    scan.feed(input);
+    scan.open().map(str::to_owned)
+}
+
+/// The longest tool name a call may start with, beyond its arguments, in bytes.
+const MAX_NAME_BYTES: usize = 64 * 1024;
+
+/// An entry being typed, a line at a time: its text, and its brackets as scanned so far, so a
+/// call of many lines is read once, never again from its start at each line.
+#[derive(Debug, Default)]
+pub struct Entry {
+    text: String,
+    scan: Scan,
+}
+
+impl Entry {
+    /// Adds a line (without its newline).
+    pub fn push_line(&mut self, line: &str) {
+        self.scan.feed(line);
+        self.scan.feed("\n");
+        self.text.push_str(line);
+        self.text.push('\n');
     }
-    let mut open = String::new();
-    let (mut in_string, mut escaped) = (false, false);
-    for c in json.chars() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
+
+    /// The brackets opened and not closed yet, in order; `None` when the entry is whole.
+    pub fn open(&self) -> Option<&str> {
+        self.scan.open()
+    }
+
+    /// The entry's length in bytes.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether nothing is typed yet.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// How many bytes have been scanned for brackets, in all: the entry's length, however many
+    /// lines it came in.
+    pub fn scanned(&self) -> usize {
+        self.scan.scanned
+    }
+
+    /// The entry's text, leaving it empty.
+    pub fn take(&mut self) -> String {
+        self.scan = Scan::default();
+        std::mem::take(&mut self.text)
+    }
+
+    /// Drops what was typed.
+    pub fn clear(&mut self) {
+        self.take();
+    }
+}
+
+/// Where the scan of an entry is: before its name, in it, between it and its JSON, in the JSON,
+/// or done (the entry is whole: no JSON, or a bracket closed out of turn).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Phase {
+    #[default]
+    Lead,
+    Name,
+    Gap,
+    Json,
+    Done,
+}
+
+/// The bracket scan of an entry, fed a piece at a time.
+#[derive(Clone, Debug, Default)]
+struct Scan {
+    phase: Phase,
+    open: String,
+    in_string: bool,
+    escaped: bool,
+    scanned: usize,
+}
+
+impl Scan {
+    fn feed(&mut self, text: &str) {
+        self.scanned += text.len();
+        for c in text.chars() {
+            match self.phase {
+                Phase::Done => return,
+                Phase::Lead if c.is_whitespace() => {}
+                Phase::Lead | Phase::Name | Phase::Gap if c == '{' || c == '[' => {
+                    self.phase = Phase::Json;
+                    self.json(c);
+                }
+                Phase::Lead => self.phase = Phase::Name,
+                Phase::Name if c.is_whitespace() => self.phase = Phase::Gap,
+                Phase::Name => {}
+                Phase::Gap if c.is_whitespace() => {}
+                Phase::Gap => self.phase = Phase::Done,
+                Phase::Json => self.json(c),
+            }
+        }
+    }
+
+    fn json(&mut self, c: char) {
+        if self.in_string {
+            match (self.escaped, c) {
+                (true, _) => self.escaped = false,
+                (false, '\\') => self.escaped = true,
+                (false, '"') => self.in_string = false,
                 _ => {}
             }
-            continue;
+            return;
         }
         match c {
-            '"' => in_string = true,
-            '{' | '[' => open.push(c),
+            '"' => self.in_string = true,
+            '{' | '[' => self.open.push(c),
             '}' | ']' => {
                 let opener = if c == '}' { '{' } else { '[' };
-                if open.pop() != Some(opener) {
-                    return None;
+                if self.open.pop() != Some(opener) {
+                    self.open.clear();
+                    self.phase = Phase::Done;
                 }
             }
             _ => {}
         }
     }
-    (!open.is_empty()).then_some(open)
+
+    fn open(&self) -> Option<&str> {
+        (self.phase == Phase::Json && !self.open.is_empty()).then_some(self.open.as_str())
+    }
+}
+
+/// What reading a line gave instead of one.
+enum Read {
+    /// The line editor's end, interruption or failure.
+    Line(ReadlineError),
+    /// A piped line longer than the bound, of this many bytes (read and dropped).
+    TooLong(usize),
+    /// A piped line that is not UTF-8.
+    NotUtf8,
+}
+
+impl From<ReadlineError> for Read {
+    fn from(error: ReadlineError) -> Self {
+        Read::Line(error)
+    }
+}
+
+/// The next line of `reader`, without its line ending, holding at most `max` bytes of it: the
+/// rest of a longer line is read and dropped, and said.
+fn read_bounded_line(reader: &mut impl io::BufRead, max: usize) -> Result<String, Read> {
+    let mut line = Vec::new();
+    let mut len = 0usize;
+    loop {
+        let available = reader
+            .fill_buf()
+            .map_err(|error| Read::Line(ReadlineError::Io(error)))?;
+        if available.is_empty() {
+            if len == 0 {
+                return Err(Read::Line(ReadlineError::Eof));
+            }
+            break;
+        }
+        let newline = available.iter().position(|&b| b == b'\n');
+        let body = &available[..newline.unwrap_or(available.len())];
+        if len.saturating_add(body.len()) <= max {
+            line.extend_from_slice(body);
+        } else {
+            line = Vec::new();
+        }
+        len = len.saturating_add(body.len());
+        let consumed = newline.map_or(available.len(), |at| at + 1);
+        reader.consume(consumed);
+        if newline.is_some() {
+            break;
+        }
+    }
+    if len > max {
+        return Err(Read::TooLong(len));
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    String::from_utf8(line).map_err(|_| Read::NotUtf8)
+}
+
+/// The largest history file read, in bytes: past it, only its last entries are kept.
+const MAX_HISTORY_BYTES: u64 = 1 << 20;
+
+/// Loads the history at `path` into `editor`: a regular file only (a FIFO, a device or a link is
+/// refused, said on standard error, never waited on), its last [`MAX_HISTORY_BYTES`] at most,
+/// each entry neutralized, since the line editor draws an entry recalled as it is.
+fn load_history(editor: &mut Editor<ReplHelper, DefaultHistory>, path: &Path) {
+    use std::io::{Read as _, Seek as _};
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        // Neither follows a link nor waits for a FIFO's writer.
+        .custom_flags(libc_flags())
+        .open(path);
+    let mut file = match file {
+        Ok(file) => file,
+        // A missing history file is a first run, not an error.
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return,
+        Err(error) => {
+            crate::note!(
+                "toolhost: the REPL history {} cannot be read ({error}); it was not loaded",
+                path.display()
+            );
+            return;
+        }
+    };
+    let len = match file.metadata() {
+        Ok(metadata) if metadata.is_file() => metadata.len(),
+        _ => {
+            crate::note!(
+                "toolhost: the REPL history {} is not a regular file; it was not loaded",
+                path.display()
+            );
+            return;
+        }
+    };
+    let skip = len.saturating_sub(MAX_HISTORY_BYTES);
+    let mut bytes = Vec::new();
+    if file.seek(io::SeekFrom::Start(skip)).is_err()
+        || file
+            .take(MAX_HISTORY_BYTES)
+            .read_to_end(&mut bytes)
+            .is_err()
+    {
+        return;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines = text.lines();
+    if skip > 0 {
+        // Begun mid-entry: the first line is a part.
+        lines.next();
+    }
+    for line in lines.filter(|line| *line != "#V2") {
+        let entry = unescape_history(line);
+        let _ = editor.add_history_entry(tool_runtime::text::neutralize_layout(&entry));
+    }
+}
+
+/// An entry of rustyline's history file, whose format escapes a backslash and a newline.
+fn unescape_history(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some('n')) => {
+                out.push('\n');
+                chars.next();
+            }
+            ('\\', Some('\\')) => {
+                out.push('\\');
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `O_NOFOLLOW | O_NONBLOCK`.
+fn libc_flags() -> i32 {
+    libc::O_NOFOLLOW | libc::O_NONBLOCK
 }
 
 /// Tab completion: the first word from the commands and tool names, the word after `schema`

@@ -264,3 +264,26 @@ fn the_history_is_kept_across_runs() {
     assert!(state.join("toolhost/repl-history").is_file());
     std::fs::remove_dir_all(&state).unwrap();
 }
+
+#[test]
+fn a_recalled_history_entry_cannot_drive_the_terminal() {
+    let state = std::env::temp_dir().join(format!("repl-hostile-history-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(state.join("toolhost")).unwrap();
+    // A history planted with an entry that clears the screen and retitles the window.
+    std::fs::write(
+        state.join("toolhost/repl-history"),
+        "#V2\ntodo_write \u{1b}[2J\u{1b}]0;pwned\u{7}\n",
+    )
+    .unwrap();
+    let file = state.join("s.jsonl");
+    let mut term =
+        Terminal::start_with_state(&["repl", "--session", file.to_str().unwrap()], &state);
+    term.wait_for("toolhost> ");
+    // Up: the entry is drawn at the prompt, escaped.
+    term.press(b"\x1b[A");
+    term.wait_for("todo_write \\u{1b}[2J\\u{1b}]0;pwned\\u{7}");
+    let screen = term.screen();
+    assert!(screen.contains("toolhost repl: session"), "{screen}");
+    term.press(b"\x04");
+}

@@ -35,6 +35,23 @@ use icu_properties::{CodePointMapData, CodePointSetData};
 /// assert_eq!(neutralize("plain — ü 漢字 👩\u{200d}💻"), "plain — ü 漢字 👩\u{200d}💻");
 /// ```
 pub fn neutralize(text: &str) -> Cow<'_, str> {
+    neutralize_but(text, |_| false)
+}
+
+/// Text made safe to print on a terminal as [`neutralize`] makes it, but for its line feeds and
+/// tabs, which stay as layout: for a text of several lines shown as such (a tool's result in
+/// the REPL). A carriage return, which could draw over a line, is escaped still.
+///
+/// ```
+/// # use tool_runtime::text::neutralize_layout;
+/// assert_eq!(neutralize_layout("a\n\tb\r\u{1b}[2J"), "a\n\tb\\r\\u{1b}[2J");
+/// ```
+pub fn neutralize_layout(text: &str) -> Cow<'_, str> {
+    neutralize_but(text, |c| c == '\n' || c == '\t')
+}
+
+fn neutralize_but(text: &str, kept: impl Fn(char) -> bool) -> Cow<'_, str> {
+    let hidden = |c, previous, next| !kept(c) && hidden(c, previous, next);
     let mut chars = text.char_indices().peekable();
     let mut previous = None;
     let mut first_unsafe = None;
@@ -80,17 +97,24 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// Whether `text` has nothing a person could see: only whitespace and characters
-/// [`neutralize`] would escape as hidden (format, default-ignorable and control characters).
+/// Whether `text` has nothing a person could see: only whitespace, characters [`neutralize`]
+/// would escape as hidden (format, default-ignorable and control characters), and combining
+/// marks, which with no character before them to combine with show nothing of their own.
 ///
 /// ```
 /// # use tool_runtime::text::is_blank;
 /// assert!(is_blank(" \u{200b}\u{e0041} "));
+/// assert!(is_blank("\u{301}\u{301}\u{20dd}"));
+/// assert!(!is_blank("e\u{301}"));
 /// assert!(!is_blank(" a "));
 /// ```
 pub fn is_blank(text: &str) -> bool {
-    text.chars()
-        .all(|c| c.is_whitespace() || hidden(c, None, None))
+    text.chars().all(|c| {
+        c.is_whitespace()
+            || hidden(c, None, None)
+            // A combining mark with nothing to combine with shows nothing of its own.
+            || GeneralCategoryGroup::Mark.contains(CodePointMapData::<GeneralCategory>::new().get(c))
+    })
 }
 
 /// Whether `c`, between `previous` and `next`, renders as nothing or drives a terminal.
