@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::Read;
 use std::time::{Duration, SystemTime};
 
-use tool_runtime::text::quote;
+use tool_runtime::text::{neutralize, quote};
 use tool_runtime::wire::{ModelTurn, Provider};
 use ureq::http::{HeaderMap, StatusCode};
 
@@ -169,6 +169,10 @@ impl Client {
         };
         let http = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // A redirect is answered as an error, never followed: a key must not go to another
+            // origin (ureq keeps every header but `authorization` on a redirect), and an API
+            // that moved is a base URL to change, not one to trust per request.
+            .max_redirects(0)
             .timeout_connect(Some(config.connect_timeout))
             .timeout_recv_response(Some(config.response_timeout))
             .timeout_per_read(Some(config.response_timeout))
@@ -196,6 +200,9 @@ impl Client {
     /// (`retry-after-ms`, `retry-after` in seconds or as a date) or else 0.5 s doubling up to
     /// 8 s; a provider that says `x-should-retry: false` is not retried. A stream cut midway is
     /// not retried: its text was already shown.
+    ///
+    /// A redirect is not followed: it is [`AgentError::Redirect`], naming where it points, so
+    /// the key is only ever sent to the base URL's origin.
     pub fn send(&self, body: &[u8], observer: &mut dyn Observer) -> Result<ModelTurn, AgentError> {
         let attempts = self.config.max_retries.saturating_add(1);
         let mut attempt = 0;
@@ -204,6 +211,9 @@ impl Client {
             let failure = match self.post(body) {
                 Ok(response) if response.status().is_success() => {
                     return self.read(response, observer);
+                }
+                Ok(response) if response.status().is_redirection() => {
+                    return Err(self.redirect(&response));
                 }
                 Ok(response) => Failure::status(response),
                 Err(
@@ -255,6 +265,20 @@ impl Client {
             request = request.header("anthropic-version", "2023-06-01");
         }
         request.send(body)
+    }
+
+    fn redirect(&self, response: &ureq::http::Response<ureq::Body>) -> AgentError {
+        let status = response.status();
+        let location = response
+            .headers()
+            .get("location")
+            .map(|value| quote_long(&String::from_utf8_lossy(value.as_bytes())));
+        AgentError::Redirect {
+            provider: self.config.provider,
+            status: status.as_u16(),
+            reason: status.canonical_reason().unwrap_or(""),
+            location,
+        }
     }
 
     fn read(
@@ -436,17 +460,19 @@ fn error_message(body: &str) -> String {
     }
 }
 
-/// A provider's text, quoted so control characters cannot reach a terminal, cut at 500
+/// A provider's text, quoted so control characters cannot reach a terminal (escaped as JSON
+/// escapes them, and what else could hide or reorder text [`neutralize`]d), cut at 500
 /// characters.
 fn quote_long(text: &str) -> String {
-    match text.char_indices().nth(500) {
+    let quoted = match text.char_indices().nth(500) {
         None => serde_json::to_string(text).unwrap_or_else(|_| quote(text)),
         Some((cut, _)) => {
             let mut quoted = serde_json::to_string(&text[..cut]).unwrap_or_else(|_| quote(text));
             quoted.insert(quoted.len() - 1, '…');
             quoted
         }
-    }
+    };
+    neutralize(&quoted).into_owned()
 }
 
 #[cfg(test)]
@@ -557,6 +583,7 @@ mod tests {
         assert_eq!(error_message(r#"{"error": "plain"}"#), r#""plain""#);
         assert_eq!(error_message(""), "(no body)");
         assert_eq!(error_message("<html>\x1b[31m"), r#""<html>\u001b[31m""#);
+        assert_eq!(error_message("a\u{202e}b"), r#""a\u{202e}b""#);
         assert_eq!(error_message(&"x".repeat(600)).chars().count(), 503);
     }
 }

@@ -42,6 +42,26 @@ pub enum AgentError {
         /// The wait the provider asked for, when it was longer than the client waits.
         retry_after: Option<Duration>,
     },
+    /// The provider answered with a redirect, which is not followed: the key goes to the base
+    /// URL's origin only.
+    #[error(
+        "the {provider} API answered {status}{}{reason}, {}; redirects are not followed, so that no key goes to another origin: give the URL it ends at as --base-url",
+        if reason.is_empty() { "" } else { " " },
+        match location {
+            Some(location) => format!("a redirect to {location}"),
+            None => "a redirect without a location".to_owned(),
+        }
+    )]
+    Redirect {
+        /// The provider.
+        provider: Provider,
+        /// The HTTP status.
+        status: u16,
+        /// The status's reason phrase.
+        reason: &'static str,
+        /// Where it points, quoted.
+        location: Option<String>,
+    },
     /// The provider could not be reached (after any retries).
     #[error("could not reach {url}: {message}{}", Tries(*attempts, None))]
     Transport {

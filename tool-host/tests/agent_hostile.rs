@@ -1,0 +1,341 @@
+//! `toolhost agent` against a provider that is not to be trusted: one that redirects to another
+//! origin, streams without end, asks for absurd waits, sends thousands of calls, stays silent or
+//! drips, echoes the key back. Each provider here is a small HTTP server on 127.0.0.1 written for
+//! the one hostility; each test names the hole it closes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The keys the runs are given, one per provider's variable, each long enough to find.
+const OPENAI_KEY: &str = "sk-test-openai-7f3a9c1e5b2d4680";
+const ANTHROPIC_KEY: &str = "sk-ant-test-2b8e6d4f0a1c3957";
+const GEMINI_KEY: &str = "AIza-test-gemini-5c7e9a1b3d2f4068";
+
+/// The most connections one hostile server accepts, and how long one connection's answer may
+/// go on: every server here stops on its own.
+const MAX_CONNECTIONS: usize = 64;
+const MAX_ANSWER_TIME: Duration = Duration::from_secs(30);
+
+/// A fresh directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        Scratch::under(&std::env::temp_dir(), name)
+    }
+
+    fn under(parent: &Path, name: &str) -> Self {
+        let path = parent.join(format!("toolhost-hostile-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Scratch(path)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One request a hostile server received.
+#[derive(Clone, Debug)]
+struct Seen {
+    line: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+}
+
+/// A server on 127.0.0.1: each request (numbered from 0) is answered by `reply` on the
+/// connection's own thread, the connection closed after it.
+struct Hostile {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Hostile {
+    fn start(reply: impl Fn(usize, &Seen, &mut TcpStream) + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let reply = Arc::new(reply);
+        let count = Arc::new(AtomicUsize::new(0));
+        let record = Arc::clone(&seen);
+        thread::spawn(move || {
+            for stream in listener.incoming().take(MAX_CONNECTIONS) {
+                let Ok(mut stream) = stream else { continue };
+                let (reply, record, count) =
+                    (Arc::clone(&reply), Arc::clone(&record), Arc::clone(&count));
+                thread::spawn(move || {
+                    let Some(request) = read_request(&mut stream) else {
+                        return;
+                    };
+                    record.lock().unwrap().push(request.clone());
+                    let n = count.fetch_add(1, Ordering::SeqCst);
+                    reply(n, &request, &mut stream);
+                });
+            }
+        });
+        Hostile { port, seen }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn read_request(stream: &mut TcpStream) -> Option<Seen> {
+    stream.set_read_timeout(Some(MAX_ANSWER_TIME)).ok()?;
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).ok()? == 0 {
+            return None;
+        }
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        let (name, value) = header.split_once(':')?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(Seen {
+        line: line.trim_end().to_owned(),
+        headers,
+        body,
+    })
+}
+
+/// A whole answer: a status line, headers, a body.
+fn answer(stream: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &[u8]) {
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body);
+}
+
+fn answer_json(stream: &mut TcpStream, body: &Value) {
+    answer(
+        stream,
+        "200 OK",
+        &[("content-type", "application/json")],
+        body.to_string().as_bytes(),
+    );
+}
+
+/// The final answer "text", as `provider` sends it.
+fn final_answer(provider: &str, text: &str) -> Value {
+    match provider {
+        "anthropic" => json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 1, "output_tokens": 1}
+        }),
+        "gemini" => json!({
+            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                            "finishReason": "STOP"}]
+        }),
+        "openai-responses" => json!({
+            "id": "resp_1", "object": "response", "status": "completed", "model": "m",
+            "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}]
+        }),
+        _ => json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}]
+        }),
+    }
+}
+
+fn base_url(server: &str, provider: &str) -> String {
+    if provider.starts_with("openai") {
+        format!("{server}/v1")
+    } else {
+        server.to_owned()
+    }
+}
+
+/// `toolhost agent` on `provider` at `base` (the server's root; `/v1` is added for OpenAI's),
+/// with each provider's key set, keeping its conversation in `session`.
+fn agent(provider: &str, base: &str, session: &Path, args: &[&str]) -> Command {
+    let mut command = toolhost_agent(provider, &base_url(base, provider), args);
+    command.arg("--session").arg(session);
+    command
+}
+
+/// `toolhost agent` on `provider` at the base URL `url`, with each provider's key set.
+fn toolhost_agent(provider: &str, url: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["agent", "--provider", provider, "--model", "test-model"])
+        .args(["--base-url", url])
+        .args(args)
+        .env("OPENAI_API_KEY", OPENAI_KEY)
+        .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        .env("GEMINI_API_KEY", GEMINI_KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// What a run did, and how long it took.
+struct Ran {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+impl Ran {
+    fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// Fails unless the run exited 1 with `message` on standard error.
+    fn failed_with(&self, message: &str) {
+        assert_eq!(self.code(), Some(1), "{}\n{}", self.stderr, self.status);
+        assert!(self.stderr.contains(message), "{}", self.stderr);
+        assert!(self.stdout.is_empty(), "{}", self.stdout);
+        no_key_in(&self.stderr);
+    }
+}
+
+fn no_key_in(text: &str) {
+    for key in [OPENAI_KEY, ANTHROPIC_KEY, GEMINI_KEY] {
+        assert!(!text.contains(key), "a key was written out: {text}");
+    }
+}
+
+/// Runs `command`, killing it (and failing) if it takes longer than `limit`.
+fn run_at_most(mut command: Command, limit: Duration) -> Ran {
+    let start = Instant::now();
+    let child = command.spawn().expect("toolhost runs");
+    let (status, stdout, stderr) = wait_at_most(child, limit);
+    Ran {
+        status,
+        stdout,
+        stderr,
+        took: start.elapsed(),
+    }
+}
+
+fn wait_at_most(mut child: Child, limit: Duration) -> (ExitStatus, String, String) {
+    let (done, waited) = mpsc::channel();
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    let id = child.id();
+    let waiter = thread::spawn(move || {
+        let mut stdout = String::new();
+        let mut stderr = String::new();
+        if let Some(out) = &mut out {
+            let _ = out.read_to_string(&mut stdout);
+        }
+        if let Some(err) = &mut err {
+            let _ = err.read_to_string(&mut stderr);
+        }
+        let status = child.wait().unwrap();
+        let _ = done.send((status, stdout, stderr));
+    });
+    match waited.recv_timeout(limit) {
+        Ok(result) => {
+            waiter.join().unwrap();
+            result
+        }
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &id.to_string()]).status();
+            panic!("toolhost did not finish within {limit:?}");
+        }
+    }
+}
+
+// Regression: a 302 or 307 was followed, sending the Anthropic and Gemini keys (ureq drops only
+// `authorization` on a redirect) to the target, whose answer was taken as the model's.
+#[test]
+fn a_redirect_is_not_followed_and_no_key_crosses_origins() {
+    let dir = Scratch::new("redirect");
+    for provider in ["anthropic", "gemini", "openai", "openai-responses"] {
+        for status in ["302 Found", "307 Temporary Redirect"] {
+            let elsewhere = Hostile::start(move |_, _, stream| {
+                answer_json(stream, &final_answer(provider, "Stolen."));
+            });
+            let target = format!("{}/v1/messages", elsewhere.base());
+            let location = target.clone();
+            let server = Hostile::start(move |_, _, stream| {
+                answer(stream, status, &[("location", &location)], b"");
+            });
+            let session = dir.file(&format!("{provider}-{}.jsonl", &status[..3]));
+            let ran = run_at_most(
+                agent(provider, &server.base(), &session, &["--prompt", "Hi"]),
+                Duration::from_secs(20),
+            );
+            ran.failed_with(&format!(
+                "answered {status}, a redirect to {target:?}; redirects are not followed"
+            ));
+            let asked = server.seen();
+            assert_eq!(asked.len(), 1, "{provider}: not retried");
+            assert!(ran.took < Duration::from_secs(5), "{:?}", ran.took);
+            assert!(asked[0].line.starts_with("POST /"), "{:?}", asked[0].line);
+            assert!(asked[0].json().is_object());
+            let reached = elsewhere.seen();
+            for request in &reached {
+                for name in ["authorization", "x-api-key", "x-goog-api-key"] {
+                    assert_eq!(
+                        request.header(name),
+                        None,
+                        "{provider} {status}: {request:?}"
+                    );
+                }
+            }
+            assert!(reached.is_empty(), "{provider} {status}: {reached:?}");
+        }
+    }
+}
