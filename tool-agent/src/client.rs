@@ -13,8 +13,8 @@ use crate::Observer;
 use crate::error::AgentError;
 use crate::sse;
 
-/// The largest non-streamed response body read, in bytes.
-const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// The largest response body read, streamed or not, in bytes.
+const MAX_BODY_BYTES: u64 = sse::MAX_BYTES;
 /// The most of an error response's body read for its message, in bytes.
 const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
 /// The first wait between attempts; it doubles per attempt, up to [`MAX_BACKOFF`].
@@ -306,7 +306,8 @@ impl Client {
             return Ok(turn);
         }
         let mut reader = provider.stream_reader();
-        for event in sse::events(body.into_reader()) {
+        // The same bound as a plain body's, on the bytes as they come (after any gzip).
+        for event in sse::events(body.into_reader()).max_bytes(MAX_BODY_BYTES) {
             let event = event?;
             if let Some(text) = reader.push(&event.event, &event.data)? {
                 observer.text(&text);

@@ -168,6 +168,32 @@ fn answer_json(stream: &mut TcpStream, body: &Value) {
     );
 }
 
+/// The head of a streamed answer that lasts until the connection closes.
+fn stream_head(stream: &mut TcpStream) -> bool {
+    stream
+        .write_all(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+        )
+        .is_ok()
+}
+
+/// Writes `piece(n)` for n = 0, 1, … until the client goes or [`MAX_ANSWER_TIME`] passes.
+fn stream_forever(stream: &mut TcpStream, piece: impl Fn(usize) -> Vec<u8>) {
+    let start = Instant::now();
+    let mut n = 0;
+    while start.elapsed() < MAX_ANSWER_TIME {
+        // Many pieces per write: the server must outpace the client.
+        let mut chunk = Vec::with_capacity(1 << 16);
+        while chunk.len() < 1 << 16 {
+            chunk.extend(piece(n));
+            n += 1;
+        }
+        if stream.write_all(&chunk).is_err() {
+            return;
+        }
+    }
+}
+
 /// The final answer "text", as `provider` sends it.
 fn final_answer(provider: &str, text: &str) -> Value {
     match provider {
@@ -225,6 +251,29 @@ fn toolhost_agent(provider: &str, url: &str, args: &[&str]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command
+}
+
+/// The same command, run by `sh` with at most `mib` MiB of address space.
+fn limited(command: &Command, mib: u64) -> Command {
+    let mut limited = Command::new("sh");
+    limited
+        .arg("-c")
+        .arg(format!("ulimit -v {}; exec \"$0\" \"$@\"", mib * 1024))
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => limited.env(name, value),
+            None => limited.env_remove(name),
+        };
+    }
+    // One malloc arena per thread would reserve the address space by itself.
+    limited
+        .env("MALLOC_ARENA_MAX", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    limited
 }
 
 /// What a run did, and how long it took.
@@ -337,5 +386,115 @@ fn a_redirect_is_not_followed_and_no_key_crosses_origins() {
             }
             assert!(reached.is_empty(), "{provider} {status}: {reached:?}");
         }
+    }
+}
+
+/// One hostile stream: what the provider is asked for and what it sends without end.
+struct Endless {
+    name: &'static str,
+    provider: &'static str,
+    /// Sent once, first.
+    start: &'static str,
+    piece: fn(usize) -> Vec<u8>,
+    /// What the error says.
+    error: &'static str,
+}
+
+const ENDLESS: [Endless; 6] = [
+    Endless {
+        name: "text deltas without end",
+        provider: "openai",
+        start: "",
+        piece: |_| {
+            format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": "x".repeat(16_000)}}]})
+            )
+            .into_bytes()
+        },
+        error: "the stream is longer than the 67108864 bytes a response may have",
+    },
+    Endless {
+        name: "data lines and never a blank line",
+        provider: "openai",
+        start: "",
+        piece: |_| format!("data: {}\n", "y".repeat(1000)).into_bytes(),
+        error: "an event is longer than the 16777216 bytes one may have",
+    },
+    Endless {
+        name: "one line without end",
+        provider: "openai",
+        start: "data: ",
+        piece: |_| "z".repeat(4096).into_bytes(),
+        error: "an event is longer than the 16777216 bytes one may have",
+    },
+    Endless {
+        name: "a new call index per event",
+        provider: "openai",
+        start: "",
+        piece: |n| {
+            let call = json!({"index": n, "id": format!("c{n}"),
+                              "function": {"name": "todo_write", "arguments": ""}});
+            format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+            )
+            .into_bytes()
+        },
+        error: "the stream has more than 10000 calls",
+    },
+    Endless {
+        name: "a new content block per event",
+        provider: "anthropic",
+        start: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\"}}\n\n",
+        piece: |n| {
+            let block = json!({"type": "content_block_start", "index": n,
+                               "content_block": {"type": "text", "text": ""}});
+            format!("event: content_block_start\ndata: {block}\n\n").into_bytes()
+        },
+        error: "the stream has more than 10000 content blocks",
+    },
+    Endless {
+        name: "a new part per chunk",
+        provider: "gemini",
+        start: "",
+        piece: |n| {
+            let part = json!({"functionCall": {"name": "todo_write", "args": {"n": n}}});
+            let chunk = json!({"candidates": [{"content": {"role": "model", "parts": [part]}}]});
+            format!("data: {chunk}\r\n\r\n").into_bytes()
+        },
+        error: "the stream has more than 10000 parts",
+    },
+];
+
+// Regression: an endless stream grew the process past 2.5 GB (text, `data:` lines without a
+// blank line, new calls or blocks per event, all kept), and one long line was re-scanned from its
+// start on every read.
+#[test]
+fn an_endless_stream_is_cut_within_bounded_memory_and_time() {
+    let dir = Scratch::new("endless");
+    for endless in &ENDLESS {
+        let (start, piece) = (endless.start, endless.piece);
+        let server = Hostile::start(move |_, _, stream| {
+            if stream_head(stream) && stream.write_all(start.as_bytes()).is_ok() {
+                stream_forever(stream, piece);
+            }
+        });
+        let session = dir.file(&format!("{}.jsonl", endless.provider));
+        let command = agent(
+            endless.provider,
+            &server.base(),
+            &session,
+            &["--stream", "--prompt", "Hi"],
+        );
+        let ran = run_at_most(limited(&command, 512), Duration::from_secs(20));
+        ran.failed_with(endless.error);
+        assert!(
+            ran.took < Duration::from_secs(15),
+            "{}: {:?}",
+            endless.name,
+            ran.took
+        );
+        let _ = std::fs::remove_file(&session);
     }
 }

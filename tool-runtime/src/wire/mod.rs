@@ -78,7 +78,11 @@ use crate::text::quote;
 
 mod stream;
 
-pub use stream::StreamReader;
+pub use stream::{MAX_PIECES, StreamReader};
+
+/// The most calls one model turn may have, streamed or not: past them, the turn is
+/// [`WireError::TooMany`].
+pub const MAX_CALLS: usize = 10_000;
 
 /// A provider's API, as far as tool calls go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -268,6 +272,17 @@ pub enum WireError {
     /// An event came before the one that opens what it belongs to (names it).
     #[error("the stream is out of order: {0}")]
     OutOfOrder(&'static str),
+    /// The response or stream has more calls, blocks or parts than a turn may have
+    /// ([`MAX_CALLS`], [`MAX_PIECES`]).
+    #[error("the {within} has more than {limit} {what}")]
+    TooMany {
+        /// `response` or `stream`.
+        within: &'static str,
+        /// The most it may have.
+        limit: usize,
+        /// What it has too many of (`calls`, `content blocks`, `parts`).
+        what: &'static str,
+    },
 }
 
 impl ModelTurn {
@@ -285,14 +300,22 @@ impl ModelTurn {
         self.text.push_str(text);
     }
 
-    fn push_call(&mut self, id: Option<&str>, name: &str, args: String) {
+    fn push_call(&mut self, id: Option<&str>, name: &str, args: String) -> Result<(), WireError> {
         let index = self.calls.len();
+        if index >= MAX_CALLS {
+            return Err(WireError::TooMany {
+                within: "response",
+                limit: MAX_CALLS,
+                what: "calls",
+            });
+        }
         self.provider_ids.push(id.is_some());
         self.calls.push(WireCall {
             id: id.map_or_else(|| format!("gemini-call-{index}"), str::to_owned),
             name: name.to_owned(),
             args,
         });
+        Ok(())
     }
 }
 
@@ -350,7 +373,7 @@ fn read_openai_chat(mut response: Value) -> Result<ModelTurn, WireError> {
             Some(id),
             name,
             string_args(function.and_then(|f| f.get("arguments"))),
-        );
+        )?;
     }
     turn.message.push(message);
     Ok(turn)
@@ -381,7 +404,7 @@ fn read_openai_responses(mut response: Value) -> Result<ModelTurn, WireError> {
             Some("function_call") => {
                 let name = required_str(item, "name", "function_call.name")?;
                 let id = required_str(item, "call_id", "function_call.call_id")?;
-                turn.push_call(Some(id), name, string_args(item.get("arguments")));
+                turn.push_call(Some(id), name, string_args(item.get("arguments")))?;
             }
             _ => {}
         }
@@ -406,7 +429,7 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
             Some("tool_use") => {
                 let name = required_str(block, "name", "tool_use.name")?;
                 let id = required_str(block, "id", "tool_use.id")?;
-                turn.push_call(Some(id), name, value_args(block.get("input")));
+                turn.push_call(Some(id), name, value_args(block.get("input")))?;
             }
             _ => {}
         }
@@ -443,7 +466,7 @@ fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
         if let Some(call) = part.get("functionCall") {
             let name = required_str(call, "name", "functionCall.name")?;
             let id = call.get("id").and_then(Value::as_str);
-            turn.push_call(id, name, value_args(call.get("args")));
+            turn.push_call(id, name, value_args(call.get("args")))?;
         }
     }
     turn.message.push(content);

@@ -6,9 +6,23 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{
-    ModelTurn, Provider, WireError, read_anthropic, read_gemini, read_openai_chat,
+    MAX_CALLS, ModelTurn, Provider, WireError, read_anthropic, read_gemini, read_openai_chat,
     read_openai_responses,
 };
+
+/// The most content blocks (Anthropic) or parts (Gemini) one streamed turn may have.
+pub const MAX_PIECES: usize = 10_000;
+/// The most members of their own (`reasoning_content`, …) OpenAI Chat deltas may bring.
+const MAX_OTHER_MEMBERS: usize = 256;
+
+/// The error for a stream with more than `limit` of `what`.
+fn too_many(limit: usize, what: &'static str) -> WireError {
+    WireError::TooMany {
+        within: "stream",
+        limit,
+        what,
+    }
+}
 
 impl Provider {
     /// A reader for one streamed response of this provider: feed it the stream's events with
@@ -44,7 +58,9 @@ impl Provider {
 /// | Gemini (`alt=sse`) | non-thought text parts | `functionCall` parts | a `finishReason`, then the body's end |
 ///
 /// Any input is read without a panic: data that is not JSON or not the provider's shape is a
-/// [`WireError`], events the provider may add are ignored, an error the provider reports is
+/// [`WireError`], events the provider may add are ignored, what a stream gathers is bounded
+/// (at most [`MAX_CALLS`](super::MAX_CALLS) calls and [`MAX_PIECES`] content blocks or parts,
+/// each a [`WireError::TooMany`] past it; the host bounds the bytes), an error the provider reports is
 /// [`WireError::Provider`] (from then on, every call returns it again), and a stream that ends
 /// before the provider said it was complete is [`WireError::Truncated`]. Arguments that are not
 /// JSON are not a host error: the call keeps them as they came, for the registry to answer the
@@ -184,7 +200,7 @@ impl StreamReader {
             State::Chat(chat) => chat.push(&value),
             State::Responses(responses) => responses.push(event, value),
             State::Anthropic(anthropic) => anthropic.push(event, value),
-            State::Gemini(gemini) => Ok(gemini.push(value)),
+            State::Gemini(gemini) => gemini.push(value),
         }
     }
 }
@@ -329,12 +345,18 @@ impl ChatStream {
                 ("tool_calls", _) => {
                     return Err(WireError::Missing("choices[].delta.tool_calls"));
                 }
-                (_, Value::String(piece)) => match self.other.get_mut(key) {
-                    Some(Value::String(text)) => text.push_str(piece),
-                    _ => {
-                        self.other.insert(key.clone(), piece.clone().into());
+                (_, Value::String(piece)) => {
+                    let members = self.other.len();
+                    match self.other.get_mut(key) {
+                        Some(Value::String(text)) => text.push_str(piece),
+                        _ if members >= MAX_OTHER_MEMBERS => {
+                            return Err(too_many(MAX_OTHER_MEMBERS, "members in its deltas"));
+                        }
+                        _ => {
+                            self.other.insert(key.clone(), piece.clone().into());
+                        }
                     }
-                },
+                }
                 _ => {}
             }
         }
@@ -364,6 +386,7 @@ impl ChatStream {
         };
         let position = match existing {
             Some(position) => position,
+            None if self.calls.len() >= MAX_CALLS => return Err(too_many(MAX_CALLS, "calls")),
             None => {
                 let position = self.calls.len();
                 self.calls.push(ChatCall {
@@ -585,6 +608,9 @@ impl AnthropicStream {
                     return Err(WireError::Missing("message_start.message"));
                 };
                 if let Some(Value::Array(content)) = message.get_mut("content").map(Value::take) {
+                    if content.len() > MAX_PIECES {
+                        return Err(too_many(MAX_PIECES, "content blocks"));
+                    }
                     self.blocks = content
                         .into_iter()
                         .filter_map(|block| match block {
@@ -619,6 +645,9 @@ impl AnthropicStream {
                     return Err(WireError::OutOfOrder(
                         "a second content_block_start for one index",
                     ));
+                }
+                if self.blocks.len() >= MAX_PIECES {
+                    return Err(too_many(MAX_PIECES, "content blocks"));
                 }
                 self.positions.insert(index, self.blocks.len());
                 self.blocks.push(Block::new(block));
@@ -782,7 +811,7 @@ fn plain(part: &Value) -> Option<Plain> {
 }
 
 impl GeminiStream {
-    fn push(&mut self, mut chunk: Value) -> Option<String> {
+    fn push(&mut self, mut chunk: Value) -> Result<Option<String>, WireError> {
         self.chunks += 1;
         if let Some(reason) = chunk
             .get("promptFeedback")
@@ -791,20 +820,25 @@ impl GeminiStream {
         {
             self.blocked = Some(reason.to_owned());
         }
-        let candidate = chunk
+        let Some(candidate) = chunk
             .get_mut("candidates")
             .and_then(|candidates| candidates.get_mut(0))
-            .filter(|candidate| candidate.is_object())?;
+            .filter(|candidate| candidate.is_object())
+        else {
+            return Ok(None);
+        };
         self.candidate = true;
         if let Some(reason) = candidate.get("finishReason").filter(|r| !r.is_null()) {
             self.finish_reason = Some(reason.clone());
         }
-        let content = candidate.get_mut("content")?;
+        let Some(content) = candidate.get_mut("content") else {
+            return Ok(None);
+        };
         if self.role.is_none() {
             self.role = content.get("role").filter(|role| role.is_string()).cloned();
         }
         let Some(Value::Array(parts)) = content.get_mut("parts").map(Value::take) else {
-            return None;
+            return Ok(None);
         };
         let mut text = String::new();
         for part in parts {
@@ -813,16 +847,16 @@ impl GeminiStream {
             {
                 text.push_str(piece);
             }
-            self.push_part(part);
+            self.push_part(part)?;
         }
-        Some(text)
+        Ok(Some(text))
     }
 
-    fn push_part(&mut self, part: Value) {
+    fn push_part(&mut self, part: Value) -> Result<(), WireError> {
         let kind = plain(&part);
         // An empty text part is nothing to keep (and Vertex refuses it back).
         if kind == Some(Plain::Text) && part.get("text").and_then(Value::as_str) == Some("") {
-            return;
+            return Ok(());
         }
         if let Some(kind) = kind
             && let Some(last) = self.parts.last_mut()
@@ -833,9 +867,13 @@ impl GeminiStream {
             )
         {
             text.push_str(piece);
-            return;
+            return Ok(());
+        }
+        if self.parts.len() >= MAX_PIECES {
+            return Err(too_many(MAX_PIECES, "parts"));
         }
         self.parts.push(part);
+        Ok(())
     }
 
     fn finish(self) -> Result<ModelTurn, WireError> {
