@@ -422,21 +422,23 @@ impl Failure {
 }
 
 /// The wait a response asks for: `retry-after-ms` (OpenAI's), else `retry-after` as seconds or
-/// as an HTTP date.
+/// as an HTTP date. A wait too long for a [`Duration`] is [`Duration::MAX`]: longer than any
+/// client waits.
 fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    if let Some(millis) =
-        header("retry-after-ms").and_then(|value| value.trim().parse::<f64>().ok())
-        && millis.is_finite()
-        && millis >= 0.0
+    let seconds = |seconds: f64| {
+        (seconds.is_finite() && seconds >= 0.0)
+            .then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
+    };
+    if let Some(wait) = header("retry-after-ms")
+        .and_then(|value| value.trim().parse::<f64>().ok())
+        .and_then(|millis| seconds(millis / 1000.0))
     {
-        return Some(Duration::from_secs_f64(millis / 1000.0));
+        return Some(wait);
     }
     let value = header("retry-after")?.trim();
-    if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0)
-            .then(|| Duration::try_from_secs_f64(seconds).ok())
-            .flatten();
+    if let Ok(number) = value.parse::<f64>() {
+        return seconds(number);
     }
     let date = httpdate::parse_http_date(value).ok()?;
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
@@ -515,6 +517,25 @@ mod tests {
         assert_eq!(
             retry_after(&headers(&[("retry-after", &earlier)]), now),
             Some(Duration::ZERO)
+        );
+        // Regression: `retry-after-ms: 1e30` overflowed `Duration::from_secs_f64`, a panic.
+        for huge in [
+            ("retry-after-ms", "1e30"),
+            ("retry-after", "1e30"),
+            ("retry-after", "18446744073709551616"),
+        ] {
+            assert_eq!(
+                retry_after(&headers(&[huge]), now),
+                Some(Duration::MAX),
+                "{huge:?}"
+            );
+        }
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after-ms", "NaN"), ("retry-after", "2")]),
+                now
+            ),
+            Some(Duration::from_secs(2))
         );
         for junk in ["-1", "NaN", "inf", "soon", "1e400"] {
             assert_eq!(

@@ -498,3 +498,34 @@ fn an_endless_stream_is_cut_within_bounded_memory_and_time() {
         let _ = std::fs::remove_file(&session);
     }
 }
+
+// Regression: `retry-after-ms: 1e30` overflowed `Duration::from_secs_f64`, a panic (exit 101).
+#[test]
+fn an_absurd_retry_after_is_too_long_to_wait_not_a_panic() {
+    let dir = Scratch::new("retry-after");
+    for (name, value) in [
+        ("retry-after-ms", "1e30"),
+        ("retry-after", "1e30"),
+        ("retry-after-ms", "18446744073709551616000"),
+    ] {
+        let server = Hostile::start(move |_, _, stream| {
+            answer(
+                stream,
+                "429 Too Many Requests",
+                &[(name, value), ("content-type", "application/json")],
+                br#"{"error": {"message": "Slow down"}}"#,
+            );
+        });
+        let ran = run_at_most(
+            agent(
+                "openai",
+                &server.base(),
+                &dir.file("s.jsonl"),
+                &["--prompt", "Hi"],
+            ),
+            Duration::from_secs(20),
+        );
+        ran.failed_with("the openai API answered 429 Too Many Requests: \"Slow down\" (after 1 attempt; it asked to wait");
+        assert_eq!(server.seen().len(), 1);
+    }
+}
