@@ -6,11 +6,12 @@ use std::io::Read;
 use std::time::{Duration, SystemTime};
 
 use tool_runtime::text::{neutralize, quote};
-use tool_runtime::wire::{ModelTurn, Provider};
+use tool_runtime::wire::{ModelTurn, Provider, WireError};
 use ureq::http::{HeaderMap, StatusCode};
 
 use crate::Observer;
 use crate::error::AgentError;
+use crate::secret::{Redacting, Secret, shown_url};
 use crate::sse;
 
 /// The largest response body read, streamed or not, in bytes.
@@ -83,7 +84,7 @@ impl fmt::Debug for ClientConfig {
         f.debug_struct("ClientConfig")
             .field("provider", &self.provider)
             .field("model", &self.model)
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.base_url.as_deref().map(shown_url))
             .field("api_key", &self.api_key.as_ref().map(|_| "…"))
             .field("stream", &self.stream)
             .field("max_retries", &self.max_retries)
@@ -128,6 +129,7 @@ pub struct Client {
     config: ClientConfig,
     url: String,
     http: ureq::Agent,
+    secret: Secret,
 }
 
 impl fmt::Debug for Client {
@@ -141,7 +143,12 @@ impl fmt::Debug for Client {
 
 impl Client {
     /// A client for `config`. The provider's hosted API needs a key: without one this is
-    /// [`AgentError::MissingKey`]; a server at another base URL may do without.
+    /// [`AgentError::MissingKey`]; a server at another base URL may do without. A base URL must
+    /// be an `http://` or `https://` URL without credentials or a query
+    /// ([`AgentError::BaseUrl`]).
+    ///
+    /// The key is sent to the base URL's origin only, and taken out of everything the provider
+    /// sends back (`[redacted]` in its place): its errors, the model's text, calls and messages.
     pub fn new(config: ClientConfig) -> Result<Self, AgentError> {
         if config.api_key.is_none() && config.base_url.is_none() {
             return Err(AgentError::MissingKey {
@@ -154,6 +161,7 @@ impl Client {
             .as_deref()
             .unwrap_or(default_base_url(config.provider))
             .trim_end_matches('/');
+        check_base_url(base, config.provider)?;
         let model = config
             .model
             .strip_prefix("models/")
@@ -179,7 +187,13 @@ impl Client {
             .user_agent(concat!("toolhost/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        Ok(Client { config, url, http })
+        let secret = Secret::new(config.api_key.as_deref());
+        Ok(Client {
+            config,
+            url,
+            http,
+            secret,
+        })
     }
 
     /// The client's configuration.
@@ -204,6 +218,11 @@ impl Client {
     /// A redirect is not followed: it is [`AgentError::Redirect`], naming where it points, so
     /// the key is only ever sent to the base URL's origin.
     pub fn send(&self, body: &[u8], observer: &mut dyn Observer) -> Result<ModelTurn, AgentError> {
+        self.attempt(body, observer)
+            .map_err(|error| self.redact_error(error))
+    }
+
+    fn attempt(&self, body: &[u8], observer: &mut dyn Observer) -> Result<ModelTurn, AgentError> {
         let attempts = self.config.max_retries.saturating_add(1);
         let mut attempt = 0;
         loop {
@@ -237,7 +256,7 @@ impl Client {
                     observer.retrying(&Retry {
                         attempt,
                         wait,
-                        reason: failure.reason(),
+                        reason: self.secret.redact(&failure.reason()).into_owned(),
                     });
                     std::thread::sleep(wait);
                 }
@@ -265,6 +284,57 @@ impl Client {
             request = request.header("anthropic-version", "2023-06-01");
         }
         request.send(body)
+    }
+
+    /// The error with the key taken out of every text the provider had a hand in.
+    fn redact_error(&self, error: AgentError) -> AgentError {
+        let redact = |text: String| self.secret.redact(&text).into_owned();
+        match error {
+            AgentError::Status {
+                provider,
+                status,
+                reason,
+                message,
+                attempts,
+                retry_after,
+            } => AgentError::Status {
+                provider,
+                status,
+                reason,
+                message: redact(message),
+                attempts,
+                retry_after,
+            },
+            AgentError::Redirect {
+                provider,
+                status,
+                reason,
+                location,
+            } => AgentError::Redirect {
+                provider,
+                status,
+                reason,
+                location: location.map(redact),
+            },
+            AgentError::Transport {
+                url,
+                message,
+                attempts,
+            } => AgentError::Transport {
+                url,
+                message: redact(message),
+                attempts,
+            },
+            AgentError::Request { url, message } => AgentError::Request {
+                url,
+                message: redact(message),
+            },
+            AgentError::Body(message) => AgentError::Body(redact(message)),
+            AgentError::Wire(WireError::Provider(message)) => {
+                AgentError::Wire(WireError::Provider(redact(message)))
+            }
+            other => other,
+        }
     }
 
     fn redirect(&self, response: &ureq::http::Response<ureq::Body>) -> AgentError {
@@ -299,24 +369,29 @@ impl Client {
                 .limit(MAX_BODY_BYTES)
                 .read_to_string()
                 .map_err(|error| AgentError::Body(error.to_string()))?;
-            let turn = provider.read_response(&text)?;
+            let mut turn = provider.read_response(&self.secret.redact(&text))?;
+            self.secret.redact_turn(&mut turn);
             if !turn.text.is_empty() {
                 observer.text(&turn.text);
             }
             return Ok(turn);
         }
         let mut reader = provider.stream_reader();
+        let mut shown = Redacting::new(&self.secret, observer);
         // The same bound as a plain body's, on the bytes as they come (after any gzip).
         for event in sse::events(body.into_reader()).max_bytes(MAX_BODY_BYTES) {
             let event = event?;
-            if let Some(text) = reader.push(&event.event, &event.data)? {
-                observer.text(&text);
+            if let Some(text) = reader.push(&event.event, &self.secret.redact(&event.data))? {
+                shown.text(&text);
             }
             if reader.is_done() {
                 break;
             }
         }
-        Ok(reader.finish()?)
+        shown.flush();
+        let mut turn = reader.finish()?;
+        self.secret.redact_turn(&mut turn);
+        Ok(turn)
     }
 }
 
@@ -419,6 +494,35 @@ impl Failure {
             },
         }
     }
+}
+
+/// Refuses a base URL that cannot be one, or that carries what must not be sent or shown.
+fn check_base_url(base: &str, provider: Provider) -> Result<(), AgentError> {
+    let refuse = |reason: String| AgentError::BaseUrl {
+        url: shown_url(base),
+        reason,
+    };
+    let uri: ureq::http::Uri = base
+        .parse()
+        .map_err(|error| refuse(format!("it is not a URL ({error})")))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        return Err(refuse("it is not an http:// or https:// URL".to_owned()));
+    }
+    let Some(authority) = uri.authority() else {
+        return Err(refuse("it names no host".to_owned()));
+    };
+    if authority.as_str().contains('@') {
+        return Err(refuse(format!(
+            "it carries credentials (`user:password@`); give the key in {} instead",
+            key_variable(provider)
+        )));
+    }
+    if uri.query().is_some() {
+        return Err(refuse(
+            "it has a query (`?…`); each request's path and query are added to it".to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 /// The wait a response asks for: `retry-after-ms` (OpenAI's), else `retry-after` as seconds or

@@ -22,6 +22,15 @@ pub enum AgentError {
         /// The provider.
         provider: Provider,
     },
+    /// The base URL cannot be used: not an `http://` or `https://` URL, or one with credentials
+    /// or a query (shown without them).
+    #[error("--base-url {url} cannot be used: {reason}")]
+    BaseUrl {
+        /// The URL, its credentials and query replaced by `…`.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The provider answered with an error status (after any retries).
     #[error(
         "the {provider} API answered {status}{}{reason}: {message}{}",
@@ -110,6 +119,17 @@ pub enum AgentError {
     /// The model kept calling tools past the turn limit.
     #[error("the model was still calling tools after {0} turns; stopped (raise --max-turns)")]
     MaxTurns(u32),
+}
+
+impl AgentError {
+    /// Whether the error is in what the loop was asked (a missing key, a base URL that cannot
+    /// be used), found before anything was sent: a usage error.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            AgentError::MissingKey { .. } | AgentError::BaseUrl { .. }
+        )
+    }
 }
 
 /// ` (after 4 attempts; it asked to wait 3600 s)`, or nothing for a first attempt.

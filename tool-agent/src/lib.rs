@@ -34,6 +34,7 @@ pub mod client;
 pub mod conversation;
 mod error;
 pub mod request;
+mod secret;
 pub mod sse;
 
 use serde_json::value::RawValue;

@@ -40,13 +40,12 @@ pub enum HostError {
 
 impl HostError {
     /// The exit status: 1 for an agent loop the provider stopped, 2 for input the command
-    /// cannot take (a missing API key too), 3 for everything else that stops it (a session
-    /// that cannot be opened or read, above all).
+    /// cannot take (a missing API key or an unusable base URL too), 3 for everything else that
+    /// stops it (a session that cannot be opened or read, above all).
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            HostError::Input(_) | HostError::Agent(tool_agent::AgentError::MissingKey { .. }) => {
-                ExitCode::from(2)
-            }
+            HostError::Input(_) => ExitCode::from(2),
+            HostError::Agent(error) if error.is_usage() => ExitCode::from(2),
             HostError::Agent(tool_agent::AgentError::Session(_)) => ExitCode::from(3),
             HostError::Agent(_) => ExitCode::from(1),
             _ => ExitCode::from(3),

@@ -220,6 +220,22 @@ fn final_answer(provider: &str, text: &str) -> Value {
     }
 }
 
+/// An OpenAI Chat answer with these calls of todo_write (ids `call_<n>`), each with `list`.
+fn chat_calls(calls: usize, list: &Value) -> Value {
+    let arguments = list.to_string();
+    let tool_calls: Vec<Value> = (0..calls)
+        .map(|n| {
+            json!({"id": format!("call_{n}"), "type": "function",
+                   "function": {"name": "todo_write", "arguments": arguments}})
+        })
+        .collect();
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "tool_calls",
+                     "message": {"role": "assistant", "content": null, "tool_calls": tool_calls}}]
+    })
+}
+
 fn base_url(server: &str, provider: &str) -> String {
     if provider.starts_with("openai") {
         format!("{server}/v1")
@@ -528,4 +544,139 @@ fn an_absurd_retry_after_is_too_long_to_wait_not_a_panic() {
         ran.failed_with("the openai API answered 429 Too Many Requests: \"Slow down\" (after 1 attempt; it asked to wait");
         assert_eq!(server.seen().len(), 1);
     }
+}
+
+// Regression: a key in `--base-url`'s userinfo was written out in every error that named the URL,
+// and a provider that echoed the key back had it printed, and recorded in the session.
+#[test]
+fn a_key_never_appears_in_an_error_a_note_or_an_event() {
+    let dir = Scratch::new("keys");
+    let session = dir.file("s.jsonl");
+    // Credentials in the URL are refused, and not repeated.
+    let ran = run_at_most(
+        agent(
+            "openai",
+            &format!("http://user:{OPENAI_KEY}@127.0.0.1:1"),
+            &session,
+            &["--prompt", "Hi"],
+        ),
+        Duration::from_secs(20),
+    );
+    assert_eq!(ran.code(), Some(2), "{}", ran.stderr);
+    no_key_in(&ran.stderr);
+    assert!(
+        ran.stderr.contains("http://…@127.0.0.1:1/v1"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!session.exists());
+    // An error that echoes the key, in a body, in a retried note, in a stream.
+    for (provider, key) in [
+        ("openai", OPENAI_KEY),
+        ("anthropic", ANTHROPIC_KEY),
+        ("gemini", GEMINI_KEY),
+    ] {
+        let echo = format!("Incorrect API key provided: {key}");
+        let server = Hostile::start(move |n, _, stream| {
+            let body = json!({"error": {"message": echo}}).to_string();
+            let status = if n == 0 {
+                "500 Internal Server Error"
+            } else {
+                "401 Unauthorized"
+            };
+            answer(
+                stream,
+                status,
+                &[("content-type", "application/json"), ("retry-after", "0")],
+                body.as_bytes(),
+            );
+        });
+        let ran = run_at_most(
+            agent(
+                provider,
+                &server.base(),
+                &dir.file(&format!("{provider}.jsonl")),
+                &["--prompt", "Hi"],
+            ),
+            Duration::from_secs(20),
+        );
+        ran.failed_with("\"Incorrect API key provided: [redacted]\"");
+        assert!(ran.stderr.contains("retrying"), "{}", ran.stderr);
+    }
+    let server = Hostile::start(|_, _, stream| {
+        if stream_head(stream) {
+            let error = json!({"type": "error",
+                               "error": {"type": "authentication_error",
+                                         "message": format!("bad key {ANTHROPIC_KEY}")}});
+            let _ = stream.write_all(format!("event: error\ndata: {error}\n\n").as_bytes());
+        }
+    });
+    let ran = run_at_most(
+        agent(
+            "anthropic",
+            &server.base(),
+            &dir.file("stream.jsonl"),
+            &["--prompt", "Hi", "--stream"],
+        ),
+        Duration::from_secs(20),
+    );
+    ran.failed_with("authentication_error: bad key [redacted]");
+    // A redirect's location is the provider's text: quoted, and the key not repeated from it.
+    let server = Hostile::start(|_, _, stream| {
+        let location = format!("http://127.0.0.1:1/?key={ANTHROPIC_KEY}&x=\u{202e}");
+        answer(
+            stream,
+            "301 Moved Permanently",
+            &[("location", &location)],
+            b"",
+        );
+    });
+    let ran = run_at_most(
+        agent(
+            "anthropic",
+            &server.base(),
+            &dir.file("redirect.jsonl"),
+            &["--prompt", "Hi"],
+        ),
+        Duration::from_secs(20),
+    );
+    ran.failed_with(r#"a redirect to "http://127.0.0.1:1/?key=[redacted]&x=\u{202e}""#);
+    // A model turn that repeats the key, in its text and its calls' arguments: not kept.
+    let server = Hostile::start(|n, _, stream| {
+        if n == 0 {
+            let mut turn = chat_calls(
+                1,
+                &json!({"todos": [{"content": format!("Use {OPENAI_KEY}"), "status": "pending"}]}),
+            );
+            turn["choices"][0]["message"]["content"] = format!("Your key is {OPENAI_KEY}.").into();
+            answer_json(stream, &turn);
+        } else {
+            // The key spelled with JSON escapes.
+            let escaped: String = OPENAI_KEY
+                .chars()
+                .map(|c| format!("\\u{:04x}", c as u32))
+                .collect();
+            let body = final_answer("openai", &format!("Done with {OPENAI_KEY}."))
+                .to_string()
+                .replace(OPENAI_KEY, &escaped);
+            answer(
+                stream,
+                "200 OK",
+                &[("content-type", "application/json")],
+                body.as_bytes(),
+            );
+        }
+    });
+    let ran = run_at_most(
+        agent("openai", &server.base(), &session, &["--prompt", "Hi"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(
+        (ran.code(), ran.stdout.as_str()),
+        (Some(0), "Done with [redacted].\n"),
+        "{}",
+        ran.stderr
+    );
+    no_key_in(&ran.stderr);
+    no_key_in(&std::fs::read_to_string(&session).unwrap());
 }
