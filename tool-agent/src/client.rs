@@ -2,8 +2,8 @@
 //! the provider is busy or gone.
 
 use std::fmt;
-use std::io::Read;
-use std::time::{Duration, SystemTime};
+use std::io::{self, Read};
+use std::time::{Duration, Instant, SystemTime};
 
 use tool_runtime::text::{neutralize, quote};
 use tool_runtime::wire::{ModelTurn, Provider, WireError};
@@ -22,6 +22,8 @@ const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// The longest wait the client picks itself (a provider's `retry-after` may ask for more).
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
+/// Timeouts past this are no timeouts (ureq adds them to the time, which must not overflow).
+const NO_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// Where and how to reach a provider.
 #[derive(Clone)]
@@ -47,14 +49,18 @@ pub struct ClientConfig {
     pub max_retry_wait: Duration,
     /// How long connecting may take.
     pub connect_timeout: Duration,
-    /// How long the provider may take to start answering, and to send the next bytes of a
-    /// streamed answer.
-    pub response_timeout: Duration,
+    /// How long the provider may send nothing: before it starts answering, and between the
+    /// bytes of its answer.
+    pub idle_timeout: Duration,
+    /// How long one request may take, from sending it to the last byte of its answer (a
+    /// streamed one too); `None`: as long as the provider keeps sending.
+    pub request_timeout: Option<Duration>,
 }
 
 impl ClientConfig {
     /// A configuration for `model` on `provider`: its hosted API, no key, not streamed, 3
-    /// retries waiting at most 60 s each, 30 s to connect, 10 minutes to answer.
+    /// retries waiting at most 60 s each, 30 s to connect, 10 minutes of silence at most (as
+    /// the official SDKs' default timeout), 30 minutes per request.
     pub fn new(provider: Provider, model: impl Into<String>) -> Self {
         ClientConfig {
             provider,
@@ -65,7 +71,8 @@ impl ClientConfig {
             max_retries: 3,
             max_retry_wait: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(30),
-            response_timeout: Duration::from_secs(600),
+            idle_timeout: Duration::from_secs(600),
+            request_timeout: Some(Duration::from_secs(1800)),
         }
     }
 
@@ -88,6 +95,8 @@ impl fmt::Debug for ClientConfig {
             .field("api_key", &self.api_key.as_ref().map(|_| "…"))
             .field("stream", &self.stream)
             .field("max_retries", &self.max_retries)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("request_timeout", &self.request_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -121,6 +130,64 @@ pub struct Retry {
     pub wait: Duration,
     /// What went wrong (`429 Too Many Requests: …`, `connection refused`).
     pub reason: String,
+}
+
+/// When a run must stop: a time, and how long after its start it is (which messages name).
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    /// `None` when too far to be reached.
+    at: Option<Instant>,
+    limit: Duration,
+}
+
+impl Deadline {
+    /// The deadline `limit` from now.
+    pub fn after(limit: Duration) -> Self {
+        Deadline {
+            at: Instant::now().checked_add(limit.min(NO_TIMEOUT)),
+            limit,
+        }
+    }
+
+    /// How long after its start the deadline is.
+    pub fn limit(&self) -> Duration {
+        self.limit
+    }
+
+    /// The time left, `None` once the deadline has passed.
+    pub fn remaining(&self) -> Option<Duration> {
+        match self.at {
+            Some(at) => at
+                .checked_duration_since(Instant::now())
+                .filter(|left| !left.is_zero()),
+            None => Some(NO_TIMEOUT),
+        }
+    }
+
+    /// Whether waiting `wait` keeps within the deadline.
+    fn allows(&self, wait: Duration) -> bool {
+        self.remaining().is_some_and(|left| wait < left)
+    }
+
+    /// The error of a run stopped at the deadline, saying what it was doing.
+    pub fn reached(&self, doing: impl Into<String>) -> AgentError {
+        AgentError::Deadline {
+            limit: self.limit,
+            doing: doing.into(),
+        }
+    }
+}
+
+/// A duration as messages give it: `500 ms`, `2 s`, `2.5 s`.
+pub(crate) fn seconds(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        let text = format!("{:.3}", duration.as_secs_f64());
+        format!("{} s", text.trim_end_matches('0'))
+    }
 }
 
 /// A client for one provider's API: sends a request body, retries what is worth retrying,
@@ -181,9 +248,10 @@ impl Client {
             // origin (ureq keeps every header but `authorization` on a redirect), and an API
             // that moved is a base URL to change, not one to trust per request.
             .max_redirects(0)
-            .timeout_connect(Some(config.connect_timeout))
-            .timeout_recv_response(Some(config.response_timeout))
-            .timeout_per_read(Some(config.response_timeout))
+            .timeout_connect(Some(config.connect_timeout.min(NO_TIMEOUT)))
+            .timeout_recv_response(Some(config.idle_timeout.min(NO_TIMEOUT)))
+            .timeout_per_read(Some(config.idle_timeout.min(NO_TIMEOUT)))
+            .timeout_per_call(config.request_timeout.map(|limit| limit.min(NO_TIMEOUT)))
             .user_agent(concat!("toolhost/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
@@ -217,27 +285,61 @@ impl Client {
     ///
     /// A redirect is not followed: it is [`AgentError::Redirect`], naming where it points, so
     /// the key is only ever sent to the base URL's origin.
+    ///
+    /// Each request is bounded by the timeouts of the configuration
+    /// ([`ClientConfig::idle_timeout`], [`ClientConfig::request_timeout`]): one that passes
+    /// them is [`AgentError::Timeout`], retried as a provider that cannot be reached is.
     pub fn send(&self, body: &[u8], observer: &mut dyn Observer) -> Result<ModelTurn, AgentError> {
-        self.attempt(body, observer)
+        self.send_until(body, observer, None)
+    }
+
+    /// [`Client::send`], within `deadline`: the requests, their answers and the waits between
+    /// them stop there ([`AgentError::Deadline`]), and a retry whose wait would pass it is not
+    /// made.
+    pub fn send_until(
+        &self,
+        body: &[u8],
+        observer: &mut dyn Observer,
+        deadline: Option<&Deadline>,
+    ) -> Result<ModelTurn, AgentError> {
+        self.attempt(body, observer, deadline)
             .map_err(|error| self.redact_error(error))
     }
 
-    fn attempt(&self, body: &[u8], observer: &mut dyn Observer) -> Result<ModelTurn, AgentError> {
+    fn attempt(
+        &self,
+        body: &[u8],
+        observer: &mut dyn Observer,
+        deadline: Option<&Deadline>,
+    ) -> Result<ModelTurn, AgentError> {
         let attempts = self.config.max_retries.saturating_add(1);
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let failure = match self.post(body) {
+            let left = match deadline {
+                Some(deadline) => Some(
+                    deadline
+                        .remaining()
+                        .ok_or_else(|| deadline.reached("no request was sent"))?,
+                ),
+                None => None,
+            };
+            let failure = match self.post(body, left) {
                 Ok(response) if response.status().is_success() => {
-                    return self.read(response, observer);
+                    return self.read(response, observer, deadline);
                 }
                 Ok(response) if response.status().is_redirection() => {
                     return Err(self.redirect(&response));
                 }
                 Ok(response) => Failure::status(response),
+                Err(ureq::Error::Timeout(ureq::Timeout::Global))
+                    if let Some(deadline) = deadline =>
+                {
+                    return Err(deadline.reached(format!("no answer yet from {}", self.url)));
+                }
+                Err(ureq::Error::Timeout(kind)) => Failure::Timeout(self.timeout_message(kind)),
                 Err(
                     error @ (ureq::Error::Io(_)
-                    | ureq::Error::Timeout(_)
                     | ureq::Error::HostNotFound
                     | ureq::Error::ConnectionFailed
                     | ureq::Error::Protocol(_)),
@@ -252,6 +354,12 @@ impl Client {
             let wait = failure.wait(attempt, self.config.max_retry_wait);
             let give_up = attempt >= attempts || !failure.retryable();
             match (give_up, wait) {
+                (false, Ok(wait)) if deadline.is_some_and(|deadline| !deadline.allows(wait)) => {
+                    let last = failure.into_error(self, attempt, None).to_string();
+                    return Err(deadline
+                        .expect("checked")
+                        .reached(format!("its next retry would pass it; {last}")));
+                }
                 (false, Ok(wait)) => {
                     observer.retrying(&Retry {
                         attempt,
@@ -265,10 +373,57 @@ impl Client {
         }
     }
 
-    fn post(&self, body: &[u8]) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    /// What a timeout of ureq's means, with the option that sets it.
+    fn timeout_message(&self, kind: ureq::Timeout) -> String {
+        match kind {
+            ureq::Timeout::PerCall => format!(
+                "the request took longer than {} (--request-timeout)",
+                seconds(self.config.request_timeout.unwrap_or(NO_TIMEOUT))
+            ),
+            ureq::Timeout::PerRead | ureq::Timeout::RecvResponse | ureq::Timeout::RecvBody => {
+                format!(
+                    "the provider sent nothing for {} (--idle-timeout)",
+                    seconds(self.config.idle_timeout)
+                )
+            }
+            ureq::Timeout::Connect | ureq::Timeout::Resolve => format!(
+                "connecting took longer than {}",
+                seconds(self.config.connect_timeout)
+            ),
+            other => format!("timed out ({other})"),
+        }
+    }
+
+    /// The error of an answer whose body could not be read to its end.
+    fn body_error(&self, error: ureq::Error, deadline: Option<&Deadline>) -> AgentError {
+        match error {
+            ureq::Error::Timeout(ureq::Timeout::Global) if let Some(deadline) = deadline => {
+                deadline.reached(format!("the answer from {} was still coming", self.url))
+            }
+            ureq::Error::Timeout(kind) => AgentError::Timeout {
+                url: self.url.clone(),
+                message: self.timeout_message(kind),
+                attempts: 1,
+            },
+            ureq::Error::Io(error) => match into_ureq(error) {
+                Ok(error) => self.body_error(error, deadline),
+                Err(error) => AgentError::Body(error.to_string()),
+            },
+            other => AgentError::Body(other.to_string()),
+        }
+    }
+
+    fn post(
+        &self,
+        body: &[u8],
+        left: Option<Duration>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let mut request = self
             .http
             .post(&self.url)
+            .config()
+            .timeout_global(left)
+            .build()
             .header("content-type", "application/json");
         if self.config.stream {
             request = request.header("accept", "text/event-stream");
@@ -330,6 +485,10 @@ impl Client {
                 message: redact(message),
             },
             AgentError::Body(message) => AgentError::Body(redact(message)),
+            AgentError::Deadline { limit, doing } => AgentError::Deadline {
+                limit,
+                doing: redact(doing),
+            },
             AgentError::Wire(WireError::Provider(message)) => {
                 AgentError::Wire(WireError::Provider(redact(message)))
             }
@@ -355,6 +514,7 @@ impl Client {
         &self,
         response: ureq::http::Response<ureq::Body>,
         observer: &mut dyn Observer,
+        deadline: Option<&Deadline>,
     ) -> Result<ModelTurn, AgentError> {
         let provider = self.config.provider;
         let is_stream = response
@@ -368,7 +528,7 @@ impl Client {
                 .with_config()
                 .limit(MAX_BODY_BYTES)
                 .read_to_string()
-                .map_err(|error| AgentError::Body(error.to_string()))?;
+                .map_err(|error| self.body_error(error, deadline))?;
             let mut turn = provider.read_response(&self.secret.redact(&text))?;
             self.secret.redact_turn(&mut turn);
             if !turn.text.is_empty() {
@@ -380,7 +540,16 @@ impl Client {
         let mut shown = Redacting::new(&self.secret, observer);
         // The same bound as a plain body's, on the bytes as they come (after any gzip).
         for event in sse::events(body.into_reader()).max_bytes(MAX_BODY_BYTES) {
-            let event = event?;
+            let event = match event {
+                Ok(event) => event,
+                Err(sse::SseError::Read(error)) => {
+                    return Err(match into_ureq(error) {
+                        Ok(error) => self.body_error(error, deadline),
+                        Err(error) => sse::SseError::Read(error).into(),
+                    });
+                }
+                Err(error) => return Err(error.into()),
+            };
             if let Some(text) = reader.push(&event.event, &self.secret.redact(&event.data))? {
                 shown.text(&text);
             }
@@ -395,6 +564,19 @@ impl Client {
     }
 }
 
+/// The ureq error an I/O error of a body's reader carries, if it is one.
+fn into_ureq(error: io::Error) -> Result<ureq::Error, io::Error> {
+    if error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<ureq::Error>())
+    {
+        let inner = error.into_inner().expect("checked");
+        Ok(*inner.downcast::<ureq::Error>().expect("checked"))
+    } else {
+        Err(error)
+    }
+}
+
 /// A failed attempt.
 enum Failure {
     /// The provider answered with an error status.
@@ -406,6 +588,8 @@ enum Failure {
     },
     /// The provider could not be reached, or the connection broke.
     Transport(String),
+    /// A timeout passed (says which).
+    Timeout(String),
 }
 
 impl Failure {
@@ -437,7 +621,7 @@ impl Failure {
 
     fn retryable(&self) -> bool {
         match self {
-            Failure::Transport(_) => true,
+            Failure::Transport(_) | Failure::Timeout(_) => true,
             Failure::Status {
                 should_retry: Some(should),
                 ..
@@ -471,7 +655,7 @@ impl Failure {
             Failure::Status {
                 status, message, ..
             } => format!("{status}: {message}"),
-            Failure::Transport(message) => message.clone(),
+            Failure::Transport(message) | Failure::Timeout(message) => message.clone(),
         }
     }
 
@@ -488,6 +672,11 @@ impl Failure {
                 retry_after: asked,
             },
             Failure::Transport(message) => AgentError::Transport {
+                url: client.url.clone(),
+                message,
+                attempts,
+            },
+            Failure::Timeout(message) => AgentError::Timeout {
                 url: client.url.clone(),
                 message,
                 attempts,
@@ -649,6 +838,24 @@ mod tests {
             );
         }
         assert_eq!(retry_after(&headers(&[]), now), None);
+    }
+
+    #[test]
+    fn durations_read_as_people_write_them_and_a_far_deadline_is_none() {
+        assert_eq!(seconds(Duration::from_millis(500)), "500 ms");
+        assert_eq!(seconds(Duration::from_secs(2)), "2 s");
+        assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
+        assert_eq!(seconds(Duration::from_millis(1001)), "1.001 s");
+        // Too far to be an Instant: never reached, no panic.
+        let far = Deadline::after(Duration::MAX);
+        assert!(far.remaining().is_some_and(|left| left > NO_TIMEOUT / 2));
+        assert!(Deadline::after(Duration::ZERO).remaining().is_none());
+        let mut config = ClientConfig::new(Provider::Anthropic, "m");
+        config.base_url = Some("http://127.0.0.1:1".into());
+        config.idle_timeout = Duration::MAX;
+        config.request_timeout = Some(Duration::MAX);
+        config.connect_timeout = Duration::MAX;
+        assert!(Client::new(config).is_ok());
     }
 
     #[test]

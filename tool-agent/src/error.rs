@@ -81,6 +81,25 @@ pub enum AgentError {
         /// How many requests were made.
         attempts: u32,
     },
+    /// A request passed a timeout (after any retries): the provider was silent too long, or its
+    /// answer took too long.
+    #[error("no whole answer from {url}: {message}{}", Tries(*attempts, None))]
+    Timeout {
+        /// The request's URL.
+        url: String,
+        /// Which timeout, and how long it is.
+        message: String,
+        /// How many requests were made.
+        attempts: u32,
+    },
+    /// The run reached its deadline ([`Deadline`](crate::client::Deadline)).
+    #[error("the run reached its deadline (--deadline {}): {doing}", crate::client::seconds(*limit))]
+    Deadline {
+        /// How long the run was given.
+        limit: Duration,
+        /// What it was doing.
+        doing: String,
+    },
     /// The request could not be made at all (a malformed base URL).
     #[error("cannot send a request to {url}: {message}")]
     Request {

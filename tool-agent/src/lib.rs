@@ -39,9 +39,9 @@ pub mod sse;
 
 use serde_json::value::RawValue;
 use tool_runtime::wire::{ModelTurn, Provider};
-use tool_runtime::{Agent, Exec, ToolOutput, ToolRegistry};
+use tool_runtime::{Agent, Cancel, Exec, ToolOutput, ToolRegistry};
 
-pub use client::{Client, ClientConfig, Retry};
+pub use client::{Client, ClientConfig, Deadline, Retry};
 pub use conversation::{Compaction, Conversation, Role};
 pub use error::AgentError;
 pub use request::RequestOptions;
@@ -74,6 +74,7 @@ pub struct AgentLoop<'t> {
     max_turns: u32,
     context_budget: Option<usize>,
     max_tokens: u32,
+    deadline: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for AgentLoop<'_> {
@@ -83,6 +84,7 @@ impl std::fmt::Debug for AgentLoop<'_> {
             .field("client", &self.client)
             .field("max_turns", &self.max_turns)
             .field("context_budget", &self.context_budget)
+            .field("deadline", &self.deadline)
             .finish_non_exhaustive()
     }
 }
@@ -93,7 +95,7 @@ impl<'t> AgentLoop<'t> {
     /// host stopped between the two) are answered first, so the provider sees every call
     /// paired: `Error: the call was not run`, the model can check and call again.
     ///
-    /// At most 50 model turns per prompt, no compaction, 8192 tokens per answer.
+    /// At most 50 model turns per prompt, no compaction, 8192 tokens per answer, no deadline.
     pub fn new(tools: &'t ToolRegistry, agent: Agent, client: Client) -> Result<Self, AgentError> {
         let provider = client.config().provider;
         let definitions = tools.definitions_json(provider.dialect())?.to_owned();
@@ -112,6 +114,7 @@ impl<'t> AgentLoop<'t> {
             max_turns: 50,
             context_budget: None,
             max_tokens: 8192,
+            deadline: None,
         })
     }
 
@@ -134,6 +137,13 @@ impl<'t> AgentLoop<'t> {
         self
     }
 
+    /// At most `limit` for one prompt, from when it is sent: its requests, their retries and the
+    /// tools' calls (cancelled when it passes). Past it, [`AgentError::Deadline`].
+    pub fn with_deadline(mut self, limit: Option<std::time::Duration>) -> Self {
+        self.deadline = limit;
+        self
+    }
+
     /// The conversation so far.
     pub fn conversation(&self) -> &Conversation {
         &self.conversation
@@ -152,6 +162,7 @@ impl<'t> AgentLoop<'t> {
         prompt: &str,
         observer: &mut dyn Observer,
     ) -> Result<String, AgentError> {
+        let deadline = self.deadline.map(Deadline::after);
         self.conversation.push_prompt(prompt)?;
         let provider = self.provider();
         let definition_tokens = self
@@ -159,7 +170,16 @@ impl<'t> AgentLoop<'t> {
             .get()
             .len()
             .div_ceil(conversation::BYTES_PER_TOKEN);
-        for _ in 0..self.max_turns {
+        for turn_number in 0..self.max_turns {
+            if let Some(deadline) = &deadline
+                && deadline.remaining().is_none()
+            {
+                return Err(deadline.reached(if turn_number == 0 {
+                    "no request was sent"
+                } else {
+                    "the model's calls ran until it; no request was sent after them"
+                }));
+            }
             if let Some(budget) = self.context_budget
                 && let Some(compaction) = self.conversation.compact(budget, definition_tokens)?
             {
@@ -172,20 +192,44 @@ impl<'t> AgentLoop<'t> {
                 max_tokens: self.max_tokens,
             };
             let body = request::body(provider, &options, self.conversation.messages());
-            let mut turn = self.client.send(&body, observer)?;
+            let mut turn = self.client.send_until(&body, observer, deadline.as_ref())?;
             self.conversation
                 .push(Role::Model, std::mem::take(&mut turn.message))?;
             if turn.calls.is_empty() {
                 return Ok(turn.text);
             }
             observer.calls(&turn);
-            let outputs = self
-                .tools
-                .run_turn(&Exec::for_agent(self.agent.clone()), &turn);
+            let outputs = run_within(
+                deadline.as_ref(),
+                Exec::for_agent(self.agent.clone()),
+                |exec| self.tools.run_turn(exec, &turn),
+            );
             observer.results(&turn, &outputs);
             self.conversation
                 .push(Role::Results, provider.results(&turn, &outputs))?;
         }
         Err(AgentError::MaxTurns(self.max_turns))
     }
+}
+
+/// Runs `calls` with `exec`, cancelled at `deadline` if they are still running then.
+fn run_within<T>(deadline: Option<&Deadline>, exec: Exec, calls: impl FnOnce(&Exec) -> T) -> T {
+    let Some(deadline) = deadline else {
+        return calls(&exec);
+    };
+    let left = deadline.remaining().unwrap_or_default();
+    let cancel = Cancel::new();
+    let exec = exec.with_cancel(cancel.clone());
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // Disconnected: the calls are done.
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(left) {
+                cancel.cancel();
+            }
+        });
+        let result = calls(&exec);
+        drop(done);
+        result
+    })
 }

@@ -197,10 +197,22 @@ pub(crate) struct AgentArgs {
     /// The most tokens one answer may have (Anthropic requires a limit).
     #[arg(long, value_name = "TOKENS", default_value_t = 8192)]
     pub(crate) max_tokens: u32,
-    /// Retries of a request that was rate limited, failed on the provider's side or could
-    /// not reach it.
+    /// Retries of a request that was rate limited, failed on the provider's side, timed out or
+    /// could not reach it.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub(crate) max_retries: u32,
+    /// How long one request may take, from sending it to the last byte of the answer (a
+    /// streamed one too).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_timeout)]
+    pub(crate) request_timeout: std::time::Duration,
+    /// How long the provider may send nothing: before it starts answering, and between the
+    /// bytes of its answer.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_timeout)]
+    pub(crate) idle_timeout: std::time::Duration,
+    /// How long one prompt may take in all: its requests, retries, waits and the tools' calls
+    /// (with `--prompt`, the whole run). Default: no deadline.
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub(crate) deadline: Option<std::time::Duration>,
 }
 
 /// How `replay` prints the list.

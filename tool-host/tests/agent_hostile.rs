@@ -546,6 +546,120 @@ fn an_absurd_retry_after_is_too_long_to_wait_not_a_panic() {
     }
 }
 
+/// A server that reads each request and then says nothing for [`MAX_ANSWER_TIME`].
+fn silent() -> Hostile {
+    Hostile::start(|_, _, stream| {
+        let _ = stream.flush();
+        thread::sleep(MAX_ANSWER_TIME);
+    })
+}
+
+/// A server that starts a stream and then sends one byte of it every 100 ms.
+fn dripping() -> Hostile {
+    Hostile::start(|_, _, stream| {
+        if !stream_head(stream)
+            || stream
+                .write_all(b"data: {\"choices\": [{\"delta\": {\"content\": \"")
+                .is_err()
+        {
+            return;
+        }
+        let start = Instant::now();
+        while start.elapsed() < MAX_ANSWER_TIME && stream.write_all(b"x").is_ok() {
+            thread::sleep(Duration::from_millis(100));
+        }
+    })
+}
+
+// Regression: a silent server held a run for 40 minutes (10 per attempt, 4 attempts), and
+// nothing bounded a run that retried or streamed slowly: no deadline could be set.
+#[test]
+fn deadlines_bound_a_silent_a_busy_and_a_dripping_provider() {
+    let dir = Scratch::new("deadlines");
+    let silent = silent();
+    let drip = dripping();
+    let busy = Hostile::start(|_, _, stream| {
+        answer(
+            stream,
+            "503 Service Unavailable",
+            &[("retry-after", "1")],
+            br#"{"error": {"message": "Busy"}}"#,
+        );
+    });
+    // (server, provider, options, error, how long it may take in ms)
+    type Case<'s> = (&'s Hostile, &'s str, &'s [&'s str], &'s str, (u64, u64));
+    let cases: [Case; 6] = [
+        // A request that gets no answer.
+        (
+            &silent,
+            "anthropic",
+            &["--request-timeout", "1s", "--max-retries", "0"],
+            "no whole answer from http://127.0.0.1:PORT/v1/messages: the request took longer than 1 s (--request-timeout)",
+            (900, 5000),
+        ),
+        (
+            &silent,
+            "anthropic",
+            &["--idle-timeout", "1s", "--max-retries", "0"],
+            "the provider sent nothing for 1 s (--idle-timeout)",
+            (900, 5000),
+        ),
+        // The same, through the whole chain of retries: the deadline holds.
+        (
+            &silent,
+            "anthropic",
+            &["--deadline", "2s"],
+            "the run reached its deadline (--deadline 2 s): no answer yet from",
+            (1900, 5000),
+        ),
+        // Retried until the deadline, however many retries are allowed: a retry that would
+        // pass it is not waited for.
+        (
+            &busy,
+            "anthropic",
+            &["--deadline", "2500ms", "--max-retries", "100"],
+            "the run reached its deadline (--deadline 2.5 s): its next retry would pass it; the anthropic API answered 503 Service Unavailable: \"Busy\" (after 3 attempts)",
+            (1500, 5000),
+        ),
+        // A stream that never ends but is never idle either.
+        (
+            &drip,
+            "openai",
+            &["--stream", "--max-retries", "0", "--deadline", "2s"],
+            "the run reached its deadline (--deadline 2 s): the answer from",
+            (1900, 5000),
+        ),
+        (
+            &drip,
+            "openai",
+            &["--stream", "--max-retries", "0", "--request-timeout", "2s"],
+            "the request took longer than 2 s (--request-timeout)",
+            (1900, 5000),
+        ),
+    ];
+    thread::scope(|scope| {
+        for (n, (server, provider, options, error, (low, high))) in cases.into_iter().enumerate() {
+            let session = dir.file(&format!("{n}.jsonl"));
+            scope.spawn(move || {
+                let mut args = vec!["--prompt", "Hi"];
+                args.extend(options);
+                let ran = run_at_most(
+                    agent(provider, &server.base(), &session, &args),
+                    Duration::from_secs(20),
+                );
+                ran.failed_with(&error.replace("PORT", &server.port.to_string()));
+                assert!(
+                    ran.took >= Duration::from_millis(low)
+                        && ran.took < Duration::from_millis(high),
+                    "{options:?} took {:?}: {}",
+                    ran.took,
+                    ran.stderr
+                );
+            });
+        }
+    });
+}
+
 // Regression: a key in `--base-url`'s userinfo was written out in every error that named the URL,
 // and a provider that echoed the key back had it printed, and recorded in the session.
 #[test]

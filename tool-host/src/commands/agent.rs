@@ -24,6 +24,8 @@ pub(crate) fn agent(
     config.base_url = args.base_url;
     config.stream = args.stream;
     config.max_retries = args.max_retries;
+    config.request_timeout = Some(args.request_timeout);
+    config.idle_timeout = args.idle_timeout;
     let client = Client::new(config)?;
     let (session, path) = super::open_or_create(
         name,
@@ -39,7 +41,8 @@ pub(crate) fn agent(
     let mut agent_loop = AgentLoop::new(&ctx.tools, agent.clone(), client)?
         .with_max_turns(args.max_turns)
         .with_context_budget(args.context_budget)
-        .with_max_tokens(args.max_tokens);
+        .with_max_tokens(args.max_tokens)
+        .with_deadline(args.deadline);
     let mut shown = Shown {
         name,
         chat: args.prompt.is_none(),
