@@ -32,6 +32,13 @@ impl Scratch {
         Scratch::under(&std::env::temp_dir(), name)
     }
 
+    /// On a memory file system where there is one, for runs that append thousands of events
+    /// (each append is synced).
+    fn in_memory(name: &str) -> Self {
+        let shm = Path::new("/dev/shm");
+        Scratch::under(if shm.is_dir() { shm } else { Path::new("/tmp") }, name)
+    }
+
     fn under(parent: &Path, name: &str) -> Self {
         let path = parent.join(format!("toolhost-hostile-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
@@ -339,14 +346,19 @@ fn wait_at_most(mut child: Child, limit: Duration) -> (ExitStatus, String, Strin
     let mut err = child.stderr.take();
     let id = child.id();
     let waiter = thread::spawn(move || {
+        // Both at once: a child blocked writing one pipe never closes the other.
+        let stderr = thread::spawn(move || {
+            let mut stderr = String::new();
+            if let Some(err) = &mut err {
+                let _ = err.read_to_string(&mut stderr);
+            }
+            stderr
+        });
         let mut stdout = String::new();
-        let mut stderr = String::new();
         if let Some(out) = &mut out {
             let _ = out.read_to_string(&mut stdout);
         }
-        if let Some(err) = &mut err {
-            let _ = err.read_to_string(&mut stderr);
-        }
+        let stderr = stderr.join().unwrap();
         let status = child.wait().unwrap();
         let _ = done.send((status, stdout, stderr));
     });
@@ -543,6 +555,48 @@ fn an_absurd_retry_after_is_too_long_to_wait_not_a_panic() {
         );
         ran.failed_with("the openai API answered 429 Too Many Requests: \"Slow down\" (after 1 attempt; it asked to wait");
         assert_eq!(server.seen().len(), 1);
+    }
+}
+
+// Regression: each call of a turn ran on a thread of its own: 5,000 calls in one response
+// exhausted the threads (here, the address space their stacks take) and panicked.
+#[test]
+fn five_thousand_calls_in_one_turn_run_on_a_bounded_pool() {
+    const CALLS: usize = 5000;
+    let dir = Scratch::in_memory("five-thousand");
+    let list = json!({"todos": [{"content": "Step", "status": "pending"}]});
+    let server = Hostile::start(move |n, _, stream| {
+        let body = if n == 0 {
+            chat_calls(CALLS, &list)
+        } else {
+            final_answer("openai", "Done.")
+        };
+        answer_json(stream, &body);
+    });
+    let command = agent(
+        "openai",
+        &server.base(),
+        &dir.file("s.jsonl"),
+        &["--prompt", "Hi"],
+    );
+    let ran = run_at_most(limited(&command, 1024), Duration::from_secs(60));
+    assert_eq!(
+        (ran.code(), ran.stdout.as_str()),
+        (Some(0), "Done.\n"),
+        "{}",
+        ran.stderr.lines().last().unwrap_or_default()
+    );
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2);
+    let messages = seen[1].json()["messages"].as_array().unwrap().clone();
+    let results: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(results.len(), CALLS);
+    for (n, result) in results.iter().enumerate() {
+        assert_eq!(result["tool_call_id"], format!("call_{n}"));
+        assert_eq!(
+            result["content"],
+            "Updated todo list: 1 pending, 0 in progress, 0 completed"
+        );
     }
 }
 

@@ -1,5 +1,9 @@
 //! The tool calls of one model message, run as a batch.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::exec::Exec;
 use crate::output::ToolOutput;
 use crate::refusal;
@@ -36,6 +40,10 @@ impl ToolCall {
     }
 }
 
+/// The most calls of one batch that run at once: each on a thread of a pool this size (or the
+/// batch's, when smaller), however many calls the model sends.
+const MAX_CONCURRENT_CALLS: usize = 16;
+
 struct Finish<'a> {
     gate: &'a Gate,
     index: usize,
@@ -53,8 +61,10 @@ impl ToolRegistry {
     ///
     /// The events the calls append to the owning agent's session land in the message's order
     /// too, however the calls interleave: each call's appends wait until every earlier call of
-    /// the batch has finished. Each call runs on a thread of its own (scoped to this call), so
-    /// call it where blocking is allowed (in tokio, from `spawn_blocking`).
+    /// the batch has finished. The calls run on at most 16 threads
+    /// (scoped to this call), taken in the message's order as threads come free, so a batch
+    /// of thousands of calls takes no more threads than one of sixteen; call it where blocking
+    /// is allowed (in tokio, from `spawn_blocking`).
     ///
     /// ```
     /// # use tool_runtime::{Agent, Ctx, Exec, Session, ToolCall, tool};
@@ -75,33 +85,66 @@ impl ToolRegistry {
     /// assert_eq!(outputs[1].text, "2");
     /// ```
     pub fn call_batch(&self, exec: &Exec, calls: &[ToolCall]) -> Vec<ToolOutput> {
+        self.call_batch_with(exec, calls, &|_, _| {})
+    }
+
+    /// [`ToolRegistry::call_batch`], telling `done` each call's output (with the call's index)
+    /// as soon as it has it, on the thread that ran it, in the order the calls finish: a host
+    /// records there what a crash before the batch's end must not lose.
+    pub fn call_batch_with(
+        &self,
+        exec: &Exec,
+        calls: &[ToolCall],
+        done: &(dyn Fn(usize, &ToolOutput) + Sync),
+    ) -> Vec<ToolOutput> {
         let gate = Gate::new(calls.len());
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = calls
-                .iter()
-                .enumerate()
-                .map(|(index, call)| {
-                    let mut exec = exec.clone();
-                    exec.agent = exec.agent.map(|agent| agent.in_turn(gate.turn(index)));
-                    if let Some(id) = &call.id {
-                        exec.call_id = Some(id.clone());
-                    }
-                    let gate = &gate;
-                    scope.spawn(move || {
-                        // Finished even if the thread unwinds, so later calls are not held up.
-                        let _finish = Finish { gate, index };
+        let next = AtomicUsize::new(0);
+        let outputs: Vec<OnceLock<ToolOutput>> = calls.iter().map(|_| OnceLock::new()).collect();
+        let work = || {
+            loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(call) = calls.get(index) else {
+                    return;
+                };
+                let mut exec = exec.clone();
+                exec.agent = exec.agent.map(|agent| agent.in_turn(gate.turn(index)));
+                if let Some(id) = &call.id {
+                    exec.call_id = Some(id.clone());
+                }
+                let output = {
+                    // Finished even if the call unwinds, so later calls are not held up.
+                    let _finish = Finish { gate: &gate, index };
+                    catch_unwind(AssertUnwindSafe(|| {
                         self.call(&call.name, &exec, &call.args).wait()
-                    })
+                    }))
+                    .unwrap_or_else(|payload| refusal::panicked("a batched call", payload.as_ref()))
+                };
+                done(index, &output);
+                let _ = outputs[index].set(output);
+            }
+        };
+        std::thread::scope(|scope| {
+            let workers = calls.len().min(MAX_CONCURRENT_CALLS);
+            let spawned = (0..workers)
+                .take_while(|_| {
+                    std::thread::Builder::new()
+                        .name("tool-batch".into())
+                        .spawn_scoped(scope, work)
+                        .is_ok()
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle.join().unwrap_or_else(|payload| {
-                        refusal::panicked("a batched call", payload.as_ref())
-                    })
-                })
-                .collect()
-        })
+                .count();
+            // No thread to be had: the calls run here, one after another.
+            if spawned == 0 {
+                work();
+            }
+        });
+        outputs
+            .into_iter()
+            .map(|output| {
+                output
+                    .into_inner()
+                    .unwrap_or_else(|| ToolOutput::error("the call was not run"))
+            })
+            .collect()
     }
 }
