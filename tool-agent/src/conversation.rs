@@ -2,13 +2,13 @@
 //! happens, so a resumed session continues where it stopped, and compaction recorded the same
 //! way.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_runtime::Session;
-use tool_runtime::wire::{ModelTurn, Provider};
+use tool_runtime::wire::{ModelTurn, Provider, WireCall};
+use tool_runtime::{Session, ToolOutput};
 
 use crate::error::AgentError;
 use crate::request::user_message;
@@ -17,6 +17,14 @@ use crate::request::user_message;
 pub const MESSAGES_KIND: &str = "agent/messages";
 /// The kind of the events that record a compaction: the seqs of the message events dropped.
 pub const COMPACTION_KIND: &str = "agent/compaction";
+/// The kind of the events that record one call's output as soon as it has it, before the
+/// turn's results are recorded together: what a resumed session answers a call with when its
+/// host stopped between the two.
+pub const RESULT_KIND: &str = "agent/result";
+
+/// What a call of a turn whose host stopped before recording its result is answered.
+pub const INTERRUPTED: &str =
+    "the host stopped before the call's result was recorded; it may have run, in part or whole";
 
 /// Bytes of JSON per token, for the estimate compaction goes by: close for English text and
 /// JSON with the providers' tokenizers, and the same for every provider.
@@ -43,6 +51,19 @@ struct Stored {
     provider: String,
     role: Role,
     messages: Vec<Value>,
+}
+
+/// The data of a [`RESULT_KIND`] event.
+#[derive(Debug, Serialize, Deserialize)]
+struct Outcome {
+    /// The seq of the model turn's event.
+    turn: u64,
+    /// The call's place in the turn.
+    index: usize,
+    /// The call's id.
+    id: String,
+    text: String,
+    is_error: bool,
 }
 
 /// The data of a [`COMPACTION_KIND`] event.
@@ -81,6 +102,8 @@ pub struct Conversation {
     provider: Provider,
     session: Session,
     entries: Vec<Entry>,
+    /// The outputs recorded for the calls of the last entry, a model turn, by index.
+    outcomes: HashMap<usize, Outcome>,
 }
 
 impl Conversation {
@@ -88,7 +111,8 @@ impl Conversation {
     /// `provider`. A conversation held with another provider is refused: its messages are in
     /// that provider's shapes.
     pub fn open(session: Session, provider: Provider) -> Result<Self, AgentError> {
-        let mut entries = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut outcomes = HashMap::new();
         let mut failure = None;
         session.for_each_from(1, &mut |event| {
             if failure.is_some() {
@@ -101,7 +125,27 @@ impl Conversation {
                             found: stored.provider,
                         });
                     }
-                    Ok(stored) => entries.push(Entry::new(event.seq, stored.role, stored.messages)),
+                    Ok(stored) => {
+                        outcomes.clear();
+                        entries.push(Entry::new(event.seq, stored.role, stored.messages));
+                    }
+                    Err(error) => {
+                        failure = Some(AgentError::Conversation(format!(
+                            "event {}: {error}",
+                            event.seq
+                        )));
+                    }
+                },
+                RESULT_KIND => match event.data::<Outcome>() {
+                    // Only the outputs of a turn still without its results are of use.
+                    Ok(outcome)
+                        if entries.last().is_some_and(|last| {
+                            last.seq == outcome.turn && last.role == Role::Model
+                        }) =>
+                    {
+                        outcomes.insert(outcome.index, outcome);
+                    }
+                    Ok(_) => {}
                     Err(error) => {
                         failure = Some(AgentError::Conversation(format!(
                             "event {}: {error}",
@@ -131,6 +175,7 @@ impl Conversation {
             provider,
             session,
             entries,
+            outcomes,
         })
     }
 
@@ -175,6 +220,36 @@ impl Conversation {
         };
         let seq = self.session.append(MESSAGES_KIND, &stored)?;
         self.entries.push(Entry::new(seq, role, stored.messages));
+        self.outcomes.clear();
+        Ok(())
+    }
+
+    /// Records the output of the last model turn's call at `index`, as soon as it has it: a
+    /// session resumed before the turn's results are pushed answers the call with it
+    /// ([`Conversation::unanswered`]). Called from any thread, in any order.
+    pub fn record(
+        &self,
+        index: usize,
+        call: &WireCall,
+        output: &ToolOutput,
+    ) -> Result<(), AgentError> {
+        let Some(turn) = self
+            .entries
+            .last()
+            .filter(|entry| entry.role == Role::Model)
+        else {
+            return Ok(());
+        };
+        self.session.append(
+            RESULT_KIND,
+            &Outcome {
+                turn: turn.seq,
+                index,
+                id: call.id.clone(),
+                text: output.text.clone(),
+                is_error: output.is_error,
+            },
+        )?;
         Ok(())
     }
 
@@ -184,8 +259,9 @@ impl Conversation {
     }
 
     /// The model's last turn when its calls have no results yet (a host stopped between
-    /// recording the turn and its results), read back from its messages.
-    pub fn unanswered(&self) -> Result<Option<ModelTurn>, AgentError> {
+    /// recording the turn and its results), read back from its messages, with an output for
+    /// each call: the one [`Conversation::record`] recorded, else `Error: ` [`INTERRUPTED`].
+    pub fn unanswered(&self) -> Result<Option<(ModelTurn, Vec<ToolOutput>)>, AgentError> {
         let Some(last) = self
             .entries
             .last()
@@ -203,8 +279,27 @@ impl Conversation {
             }
             _ => serde_json::json!({ "choices": [{ "message": last.messages.first() }] }),
         };
-        let turn = self.provider.read_response(&response.to_string())?;
-        Ok((!turn.calls.is_empty()).then_some(turn))
+        let turn = self
+            .provider
+            .read_response(&response.to_string())
+            .map_err(|error| AgentError::Conversation(format!("event {}: {error}", last.seq)))?;
+        if turn.calls.is_empty() {
+            return Ok(None);
+        }
+        let outputs = turn
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(index, call)| match self.outcomes.get(&index) {
+                Some(outcome) if outcome.id == call.id => {
+                    let mut output = ToolOutput::success(outcome.text.clone());
+                    output.is_error = outcome.is_error;
+                    output
+                }
+                _ => ToolOutput::error(INTERRUPTED),
+            })
+            .collect();
+        Ok(Some((turn, outputs)))
     }
 
     /// Compacts the conversation when it (with `fixed_tokens` more sent with every request,
@@ -375,6 +470,59 @@ mod tests {
         assert_eq!(plan(&entries, 0), [1, 2, 3, 4, 6, 7]);
         // Nothing to drop when it fits.
         assert_eq!(plan(&entries, 10_000), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_resumed_turn_is_answered_with_what_was_recorded_and_the_rest_interrupted() {
+        let session = Session::in_memory();
+        let provider = Provider::OpenAiChat;
+        let call = |id: &str| {
+            serde_json::json!({"id": id, "type": "function",
+                               "function": {"name": "clock", "arguments": "{}"}})
+        };
+        let model = |ids: &[&str]| {
+            vec![serde_json::json!({"role": "assistant", "content": null,
+                 "tool_calls": ids.iter().map(|id| call(id)).collect::<Vec<_>>()})]
+        };
+        let mut conversation = Conversation::open(session.clone(), provider).unwrap();
+        conversation.push_prompt("Hi").unwrap();
+        // An earlier turn's outcome, answered since, is not taken for the last turn's.
+        conversation.push(Role::Model, model(&["a"])).unwrap();
+        let (turn, _) = conversation.unanswered().unwrap().unwrap();
+        conversation
+            .record(0, &turn.calls[0], &ToolOutput::success("old"))
+            .unwrap();
+        conversation
+            .push(
+                Role::Results,
+                provider.results(&turn, &[ToolOutput::success("old")]),
+            )
+            .unwrap();
+        conversation
+            .push(Role::Model, model(&["b", "c", "d"]))
+            .unwrap();
+        let (turn, _) = conversation.unanswered().unwrap().unwrap();
+        conversation
+            .record(2, &turn.calls[2], &ToolOutput::error("refused"))
+            .unwrap();
+        conversation
+            .record(0, &turn.calls[0], &ToolOutput::success("12:00"))
+            .unwrap();
+        let reopened = Conversation::open(session, provider).unwrap();
+        let (_, outputs) = reopened.unanswered().unwrap().unwrap();
+        let outputs: Vec<_> = outputs
+            .iter()
+            .map(|output| (output.text.as_str(), output.is_error))
+            .collect();
+        let interrupted = format!("Error: {INTERRUPTED}");
+        assert_eq!(
+            outputs,
+            [
+                ("12:00", false),
+                (interrupted.as_str(), true),
+                ("Error: refused", true)
+            ]
+        );
     }
 
     #[test]

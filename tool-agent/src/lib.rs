@@ -93,7 +93,8 @@ impl<'t> AgentLoop<'t> {
     /// A loop for `agent` with `tools`, on `client`'s model, going on with the conversation
     /// the agent's session holds. Calls of a turn whose results were never recorded (the last
     /// host stopped between the two) are answered first, so the provider sees every call
-    /// paired: `Error: the call was not run`, the model can check and call again.
+    /// paired: each with the output recorded for it as it finished, or, when it had none,
+    /// `Error: ` [`conversation::INTERRUPTED`] (the model can check and call again).
     ///
     /// At most 50 model turns per prompt, no compaction, 8192 tokens per answer, no deadline.
     pub fn new(tools: &'t ToolRegistry, agent: Agent, client: Client) -> Result<Self, AgentError> {
@@ -102,8 +103,8 @@ impl<'t> AgentLoop<'t> {
         let definitions =
             RawValue::from_string(definitions).expect("the definitions are a JSON array");
         let mut conversation = Conversation::open(agent.session().clone(), provider)?;
-        if let Some(turn) = conversation.unanswered()? {
-            conversation.push(Role::Results, provider.results(&turn, &[]))?;
+        if let Some((turn, outputs)) = conversation.unanswered()? {
+            conversation.push(Role::Results, provider.results(&turn, &outputs))?;
         }
         Ok(AgentLoop {
             tools,
@@ -156,7 +157,8 @@ impl<'t> AgentLoop<'t> {
 
     /// Sends `prompt` and runs the model's calls, turn after turn, until it answers without
     /// calls; returns that answer's text. Everything is appended to the session as it
-    /// happens: the prompt, each model turn, the tools' own events, each turn's results.
+    /// happens: the prompt, each model turn, the tools' own events, each call's output as soon
+    /// as it has it, each turn's results.
     pub fn prompt(
         &mut self,
         prompt: &str,
@@ -199,11 +201,23 @@ impl<'t> AgentLoop<'t> {
                 return Ok(turn.text);
             }
             observer.calls(&turn);
+            let unrecorded = std::sync::Mutex::new(None);
+            let conversation = &self.conversation;
             let outputs = run_within(
                 deadline.as_ref(),
                 Exec::for_agent(self.agent.clone()),
-                |exec| self.tools.run_turn(exec, &turn),
+                |exec| {
+                    self.tools.run_turn_with(exec, &turn, &|index, output| {
+                        if let Err(error) = conversation.record(index, &turn.calls[index], output) {
+                            let mut first = unrecorded.lock().unwrap_or_else(|p| p.into_inner());
+                            first.get_or_insert(error);
+                        }
+                    })
+                },
             );
+            if let Some(error) = unrecorded.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                return Err(error);
+            }
             observer.results(&turn, &outputs);
             self.conversation
                 .push(Role::Results, provider.results(&turn, &outputs))?;

@@ -600,6 +600,97 @@ fn five_thousand_calls_in_one_turn_run_on_a_bounded_pool() {
     }
 }
 
+/// The data of the session log's events of `kind`.
+fn events_of(session: &Path, kind: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(session).unwrap();
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["kind"] == kind)
+        .map(|event| event["data"].clone())
+        .collect()
+}
+
+// Regression: after a crash mid-turn, every call of the turn was answered "not run" on resume,
+// though some had run (their todo lists were in the session): the model was told a falsehood.
+#[test]
+fn a_call_that_ran_before_a_crash_is_answered_with_its_result_on_resume() {
+    const CALLS: usize = 2000;
+    let dir = Scratch::new("crash");
+    let session = dir.file("s.jsonl");
+    let server = Hostile::start(move |n, _, stream| {
+        let body = if n == 0 {
+            chat_calls(
+                CALLS,
+                &json!({"todos": [{"content": "Step", "status": "in_progress"}]}),
+            )
+        } else {
+            final_answer("openai", "Resumed.")
+        };
+        answer_json(stream, &body);
+    });
+    let mut child = agent("openai", &server.base(), &session, &["--prompt", "Hi"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once some calls have run, long before all of them can have.
+    let start = Instant::now();
+    while std::fs::read_to_string(&session).map_or(0, |text| text.matches("todo/write").count())
+        < 20
+    {
+        assert!(start.elapsed() < Duration::from_secs(20), "no call ran");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended");
+        thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let written = events_of(&session, "todo/write").len();
+    assert!(written < CALLS, "every call ran before the kill");
+
+    let ran = run_at_most(
+        agent("openai", &server.base(), &session, &["--prompt", "Go on"]),
+        Duration::from_secs(30),
+    );
+    assert_eq!(
+        (ran.code(), ran.stdout.as_str()),
+        (Some(0), "Resumed.\n"),
+        "{}",
+        ran.stderr
+    );
+    let seen = server.seen();
+    let resumed = seen.last().unwrap().json();
+    let results: Vec<&Value> = resumed["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    assert_eq!(results.len(), CALLS, "every call is answered");
+    let ran_calls = results
+        .iter()
+        .filter(|result| {
+            result["content"] == "Updated todo list: 0 pending, 1 in progress, 0 completed"
+        })
+        .count();
+    let interrupted = results
+        .iter()
+        .filter(|result| {
+            result["content"]
+                == "Error: the host stopped before the call's result was recorded; it may have run, in part or whole"
+        })
+        .count();
+    assert_eq!(ran_calls + interrupted, CALLS, "{:?}", results[0]);
+    // Each call that ran to its recorded end is answered with what it returned …
+    assert!(ran_calls >= 1, "no call was answered with its result");
+    assert!(
+        ran_calls <= written,
+        "{ran_calls} results for {written} lists"
+    );
+    // … and the prompt after them goes on from there.
+    let last = resumed["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["content"], "Go on");
+}
+
 /// A server that reads each request and then says nothing for [`MAX_ANSWER_TIME`].
 fn silent() -> Hostile {
     Hostile::start(|_, _, stream| {

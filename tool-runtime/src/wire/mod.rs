@@ -481,29 +481,52 @@ impl ToolRegistry {
     /// A call whose id an earlier call of the turn already used is not run: its output says so,
     /// so each result still pairs with exactly one call.
     pub fn run_turn(&self, exec: &Exec, turn: &ModelTurn) -> Vec<ToolOutput> {
+        self.run_turn_with(exec, turn, &|_, _| {})
+    }
+
+    /// [`ToolRegistry::run_turn`], telling `done` each call's output with the call's index in
+    /// the turn as soon as it has it ([`ToolRegistry::call_batch_with`]); a call that is not run
+    /// (its id used twice) is told first.
+    pub fn run_turn_with(
+        &self,
+        exec: &Exec,
+        turn: &ModelTurn,
+        done: &(dyn Fn(usize, &ToolOutput) + Sync),
+    ) -> Vec<ToolOutput> {
         let mut seen = HashSet::new();
         let duplicate: Vec<bool> = turn
             .calls
             .iter()
             .map(|call| !seen.insert(call.id.as_str()))
             .collect();
-        let runnable: Vec<ToolCall> = turn
-            .calls
-            .iter()
-            .zip(&duplicate)
-            .filter(|(_, duplicate)| !**duplicate)
-            .map(|(call, _)| ToolCall::new(&call.name, &call.args).with_id(&call.id))
-            .collect();
-        let mut outputs = self.call_batch(exec, &runnable).into_iter();
+        let refused = |call: &WireCall| {
+            ToolOutput::error(format_args!(
+                "the call id {} was used by an earlier call in the same turn; this call was not run",
+                quote(&call.id)
+            ))
+        };
+        // Where each runnable call is in the turn.
+        let mut positions = Vec::new();
+        let mut runnable = Vec::new();
+        for (index, (call, duplicate)) in turn.calls.iter().zip(&duplicate).enumerate() {
+            if *duplicate {
+                done(index, &refused(call));
+            } else {
+                positions.push(index);
+                runnable.push(ToolCall::new(&call.name, &call.args).with_id(&call.id));
+            }
+        }
+        let mut outputs = self
+            .call_batch_with(exec, &runnable, &|index, output| {
+                done(positions[index], output);
+            })
+            .into_iter();
         turn.calls
             .iter()
             .zip(duplicate)
             .map(|(call, duplicate)| {
                 if duplicate {
-                    ToolOutput::error(format_args!(
-                        "the call id {} was used by an earlier call in the same turn; this call was not run",
-                        quote(&call.id)
-                    ))
+                    refused(call)
                 } else {
                     outputs
                         .next()
