@@ -207,8 +207,9 @@ fn parameters_carry_renames_defaults_constraints_and_examples() {
                 "name": {"type": "string", "description": "The name to match: lowercase, at most five letters.",
                          "maxLength": 5, "pattern": "^[a-z]+$"},
                 "pageSize": {"type": "integer", "description": "Items a page.", "minimum": 1, "maximum": 100,
-                             "examples": [20]},
-                "archived": {"type": "boolean", "description": "Whether to include archived items."}
+                             "default": 20, "examples": [20]},
+                "archived": {"type": "boolean", "description": "Whether to include archived items.",
+                             "default": false}
             },
             "required": ["name"],
             "additionalProperties": false

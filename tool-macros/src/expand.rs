@@ -69,12 +69,31 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             } else {
                 quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::optional)
             };
+            let default = match &param.attrs.default {
+                None => quote!(::core::option::Option::None),
+                Some(value) => {
+                    let value = match value {
+                        DefaultValue::Trait => {
+                            quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+                        }
+                        DefaultValue::Path(path) => quote_spanned!(path.span()=> #path()),
+                    };
+                    // The default's JSON when its type is `Serialize`, else none (as schemars
+                    // does for a field's default).
+                    quote!(::core::option::Option::Some(|| {
+                        #[allow(unused_imports)]
+                        use #rt::NotSerialize as _;
+                        #rt::MaybeSerialize(#value).to_default()
+                    }))
+                }
+            };
             quote! {
                 #rt::ArgSpec {
                     name: #name,
                     description: #description,
                     schema: #schema,
                     optional: #optional,
+                    default: #default,
                 }
             }
         })
@@ -82,7 +101,24 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
 
     let next_args = model.iter().map(|param| {
         let ty = &param.ty;
-        quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::next(&mut __map)?)
+        match &param.attrs.default {
+            None => quote_spanned!(ty.span()=> <#ty as #rt::ModelArg>::next(&mut __map)?),
+            // `null` is the default, as a left-out argument is.
+            Some(value) => {
+                let value = match value {
+                    DefaultValue::Trait => {
+                        quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default())
+                    }
+                    DefaultValue::Path(path) => quote_spanned!(path.span()=> #path()),
+                };
+                quote_spanned! {ty.span()=>
+                    match <::core::option::Option<#ty> as #rt::ModelArg>::next(&mut __map)? {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => #value,
+                    }
+                }
+            }
+        }
     });
     let missing_args = model.iter().map(|param| {
         let ty = &param.ty;

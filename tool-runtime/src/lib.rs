@@ -138,7 +138,7 @@ pub use event::Event;
 pub use exec::Exec;
 pub use from_call::FromCall;
 pub use future::ToolFuture;
-pub use output::{Image, IntoToolOutput, StructuredOutput, ToolOutput};
+pub use output::{DONE, Image, IntoToolOutput, StructuredOutput, ToolOutput};
 pub use progress::{Progress, ProgressSink, ProgressUpdate};
 pub use registry::{DEFAULT_MAX_ARGS_BYTES, DEFAULT_MAX_RESULT_BYTES, ToolRegistry};
 pub use schema::{Annotations, Definition, Dialect, DialectError};
@@ -317,4 +317,26 @@ pub mod __private {
 
     /// Compiles only when the name `T` resolves to a type `#[tool]` generated.
     pub const fn assert_generated_tool_type<T: GeneratedToolType>() {}
+
+    /// A parameter's default, as its schema's `default` says it: `MaybeSerialize(value)
+    /// .to_default()` is the value's JSON when its type is `Serialize` (this inherent method),
+    /// and `None` otherwise ([`NotSerialize`]'s, which method resolution falls back to).
+    pub struct MaybeSerialize<T>(pub T);
+
+    impl<T: ::serde::Serialize> MaybeSerialize<T> {
+        /// The value's JSON.
+        pub fn to_default(self) -> Option<::serde_json::Value> {
+            ::serde_json::to_value(self.0).ok()
+        }
+    }
+
+    /// The fallback of [`MaybeSerialize::to_default`] for a type that is not `Serialize`.
+    pub trait NotSerialize: Sized {
+        /// No JSON to say.
+        fn to_default(self) -> Option<::serde_json::Value> {
+            None
+        }
+    }
+
+    impl<T> NotSerialize for MaybeSerialize<T> {}
 }

@@ -183,8 +183,9 @@ impl fmt::Display for ToolOutput {
 /// What a `#[tool]` function may return: its value becomes the model-facing [`ToolOutput`].
 ///
 /// Implemented for `String`, `&'static str`, `Cow<'static, str>` and `ToolOutput` (success texts
-/// as they are), [`Image`] (an image, which the text names), and for `Result<T, E>` where `T` is one of those and `E: Display`; an `Err`
-/// becomes `Error: ` followed by the error's `Display`.
+/// as they are), [`Image`] (an image, which the text names), `()` ([`DONE`]), and for
+/// `Result<T, E>` where `T` is one of those and `E: Display`; an `Err` becomes `Error: ` followed
+/// by the error's `Display`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[tool] function as text",
     label = "this return type has no model-facing text",
@@ -218,6 +219,41 @@ impl IntoToolOutput for Cow<'static, str> {
         ToolOutput::success(self)
     }
 }
+
+/// A tool that returns nothing (`()`, or no return type) did its work: the model reads
+/// [`DONE`].
+impl IntoToolOutput for () {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success(DONE)
+    }
+}
+
+/// What the model reads from a tool that returns nothing: `()`, `Result<(), E>` that is `Ok`, or
+/// no return type at all.
+///
+/// ```
+/// use tool_runtime::{Ctx, Exec, ToolError, tool};
+///
+/// /// Clears the cache.
+/// #[tool]
+/// fn clear(
+///     /// Only entries older than this many seconds.
+///     older_than: Option<u64>,
+/// ) -> Result<(), ToolError> {
+///     if older_than == Some(0) {
+///         return Err(ToolError::new("older_than must be positive"));
+///     }
+///     Ok(())
+/// }
+///
+/// let mut ctx = Ctx::new();
+/// ctx.plugin::<Clear>().unwrap();
+/// let out = ctx.tools.call("clear", &Exec::new(), "{}").wait();
+/// assert_eq!((out.text.as_str(), out.is_error), (tool_runtime::DONE, false));
+/// let out = ctx.tools.call("clear", &Exec::new(), r#"{"older_than": 0}"#).wait();
+/// assert_eq!(out.text, "Error: older_than must be positive");
+/// ```
+pub const DONE: &str = "Done.";
 
 impl<T: IntoToolOutput, E: fmt::Display> IntoToolOutput for Result<T, E> {
     fn into_tool_output(self) -> ToolOutput {

@@ -23,7 +23,10 @@ use icu_properties::{CodePointMapData, CodePointSetData};
 /// - every `Default_Ignorable_Code_Point` (zero-width characters, variation selectors, the
 ///   Hangul fillers…), but for a zero-width joiner between two pictographs and a variation
 ///   selector right after one: those shape an emoji (👩‍💻, ❤️) and hide nothing;
-/// - U+2800 BRAILLE PATTERN BLANK, a symbol that every font draws as nothing.
+/// - U+2800 BRAILLE PATTERN BLANK, a symbol that every font draws as nothing;
+/// - a combining mark (U+0301…) with nothing before it to combine with: at the start, or after
+///   whitespace or a control character (on a terminal it would combine with what was drawn
+///   before the text).
 ///
 /// Everything else is kept as it is.
 ///
@@ -33,6 +36,7 @@ use icu_properties::{CodePointMapData, CodePointSetData};
 /// assert_eq!(neutralize("abc\u{202e}def"), "abc\\u{202e}def");
 /// assert_eq!(neutralize("Deploy to prod\u{e0001}"), "Deploy to prod\\u{e0001}");
 /// assert_eq!(neutralize("plain — ü 漢字 👩\u{200d}💻"), "plain — ü 漢字 👩\u{200d}💻");
+/// assert_eq!(neutralize("\u{301}x e\u{301}"), "\\u{301}x e\u{301}");
 /// ```
 pub fn neutralize(text: &str) -> Cow<'_, str> {
     neutralize_but(text, |_| false)
@@ -97,9 +101,9 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// Whether `text` has nothing a person could see: only whitespace, characters [`neutralize`]
-/// would escape as hidden (format, default-ignorable and control characters), and combining
-/// marks, which with no character before them to combine with show nothing of their own.
+/// Whether `text` has nothing a person could see: only whitespace and characters [`neutralize`]
+/// would escape as hidden (format, default-ignorable and control characters, and combining
+/// marks with nothing to combine with).
 ///
 /// ```
 /// # use tool_runtime::text::is_blank;
@@ -109,12 +113,8 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
 /// assert!(!is_blank(" a "));
 /// ```
 pub fn is_blank(text: &str) -> bool {
-    text.chars().all(|c| {
-        c.is_whitespace()
-            || hidden(c, None, None)
-            // A combining mark with nothing to combine with shows nothing of its own.
-            || GeneralCategoryGroup::Mark.contains(CodePointMapData::<GeneralCategory>::new().get(c))
-    })
+    text.chars()
+        .all(|c| c.is_whitespace() || hidden(c, None, None))
 }
 
 /// Whether `c`, between `previous` and `next`, renders as nothing or drives a terminal.
@@ -123,6 +123,13 @@ fn hidden(c: char, previous: Option<char>, next: Option<char>) -> bool {
         return c.is_ascii_control();
     }
     let category = CodePointMapData::<GeneralCategory>::new().get(c);
+    // A combining mark with nothing before it to combine with: on a terminal it would combine
+    // with whatever was drawn before the text (a checklist's glyph), and alone it shows nothing.
+    if GeneralCategoryGroup::Mark.contains(category)
+        && previous.is_none_or(|previous| previous.is_whitespace() || previous.is_control())
+    {
+        return true;
+    }
     let pictograph = |c: Option<char>| {
         c.is_some_and(|c| CodePointSetData::new::<ExtendedPictographic>().contains(c))
     };

@@ -149,14 +149,14 @@ pub fn parse_args<T: DeserializeOwned>(
                 serde_json::from_str(args).map_err(|e| refusal::malformed_args(&e))?;
             // The first violation in the order the model sent its members, which may be earlier
             // than the first the plan met.
-            let violation = validate::first_violation(definition.input_schema(), &value)
+            let violation = validate::first_violation(definition.checked_schema(), &value)
                 .or_else(|| plan.first_violation(&value));
             Err(match violation {
                 Some(violation) => refusal::invalid_args(&violation.path, violation.message),
                 None => refusal::invalid_args("", "the arguments break the tool's schema"),
             })
         }
-        Err(error) => retry_or_explain::<T>(definition.input_schema(), args, &error),
+        Err(error) => retry_or_explain::<T>(definition.checked_schema(), args, &error),
     }
 }
 

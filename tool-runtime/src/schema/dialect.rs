@@ -122,7 +122,9 @@ pub(super) fn render(definition: &Definition, dialect: Dialect) -> Result<Value,
             "function": {"name": name, "description": description, "parameters": schema},
         }),
         Dialect::OpenAiStrict => {
-            let parameters = strict(schema, "arguments").map_err(error)?;
+            // What the runtime checks: a parameter with a default takes `null` for it, which
+            // is what strict mode sends for an argument left out.
+            let parameters = strict(definition.checked_schema(), "arguments").map_err(error)?;
             json!({
                 "type": "function",
                 "function": {"name": name, "description": description, "strict": true, "parameters": parameters},
@@ -279,8 +281,20 @@ fn gemini(schema: &Value, path: &str) -> Result<Value, String> {
                 Value::Object(merged) => merged,
                 other => return Ok(other),
             };
-            if let Some(description) = object.get("description") {
-                merged.insert("description".into(), description.clone());
+            if let Some(Value::String(description)) = object.get("description") {
+                // The branch's own description goes, but for an enum's documented variants,
+                // which the neutral schema keeps beside it: they join the outer one, as they
+                // join a parameter's description when it is not optional.
+                let mut description = description.clone();
+                if merged.contains_key("enum")
+                    && let Some(Value::String(own)) = merged.get("description")
+                {
+                    for variant in own.lines().filter(|line| line.starts_with("- \"")) {
+                        description.push('\n');
+                        description.push_str(variant);
+                    }
+                }
+                merged.insert("description".into(), description.into());
             }
             merged.insert("nullable".into(), Value::Bool(true));
             return Ok(super::normalize(Value::Object(merged)));

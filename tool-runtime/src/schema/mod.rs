@@ -31,6 +31,9 @@ pub struct Definition {
     name: Cow<'static, str>,
     description: Cow<'static, str>,
     input_schema: Value,
+    /// What the runtime checks the arguments against when it is not the input schema: that
+    /// schema with its defaulted parameters also taking `null` (the default).
+    checked_schema: Option<Value>,
     /// Why the schema cannot be sent to a model, if it cannot (a recursive type).
     schema_error: Option<String>,
     /// What the argument types leave to check, planned once.
@@ -83,6 +86,7 @@ impl Definition {
             name,
             description,
             input_schema,
+            checked_schema: None,
             schema_error,
             plan,
             annotations: Annotations::new(),
@@ -90,6 +94,17 @@ impl Definition {
             timeout: None,
             rendered: Default::default(),
         }
+    }
+
+    fn with_checked_schema(mut self, checked: Option<Value>) -> Self {
+        self.checked_schema = checked;
+        self
+    }
+
+    /// What the runtime checks a call's arguments against: the input schema, where a parameter
+    /// with a default may also be `null`.
+    pub(crate) fn checked_schema(&self) -> &Value {
+        self.checked_schema.as_ref().unwrap_or(&self.input_schema)
     }
 
     /// The same definition with `annotations`: a title and behaviour hints, which MCP's

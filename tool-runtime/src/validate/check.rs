@@ -531,6 +531,19 @@ fn expected(schema: &Map<String, Value>) -> String {
             .map(Value::to_string)
     };
     match (number("minimum"), number("maximum")) {
+        // A wide unsigned range (`u32`, `u64`) reads as a model would say it: non-negative,
+        // at most a number worth writing.
+        (Some(min), Some(max)) if phrase == "an integer" && min == "0" && wide(&max) => {
+            phrase = "a non-negative integer".to_owned();
+            if max.parse::<u64>().is_ok_and(|max| max <= MAX_SAFE_INTEGER) {
+                let _ = write!(phrase, " at most {max}");
+            }
+        }
+        // The whole of `i64`: any integer a model would write.
+        (Some(min), Some(max))
+            if phrase == "an integer"
+                && min == i64::MIN.to_string()
+                && max == i64::MAX.to_string() => {}
         (Some(min), Some(max)) => {
             let _ = write!(phrase, " from {min} to {max}");
         }
@@ -579,6 +592,18 @@ fn expected(schema: &Map<String, Value>) -> String {
         let _ = write!(phrase, " matching {}", quote_found(regex));
     }
     phrase
+}
+
+/// The largest integer a JSON number holds exactly everywhere (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Whether `max` bounds an unsigned range wider than a model thinks of as a range: past
+/// `i32::MAX`.
+fn wide(max: &str) -> bool {
+    max.parse::<u64>().is_ok_and(|max| max > i32::MAX as u64)
+        || max
+            .parse::<f64>()
+            .is_ok_and(|max| max > f64::from(i32::MAX))
 }
 
 fn type_phrase(name: &str) -> &str {
