@@ -149,6 +149,12 @@ impl AgentError {
             AgentError::MissingKey { .. } | AgentError::BaseUrl { .. }
         )
     }
+
+    /// Whether the error is the session's: it could not be read or appended to, or the
+    /// conversation it holds is damaged.
+    pub fn is_session(&self) -> bool {
+        matches!(self, AgentError::Session(_) | AgentError::Conversation(_))
+    }
 }
 
 /// ` (after 4 attempts; it asked to wait 3600 s)`, or nothing for a first attempt.

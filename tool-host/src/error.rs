@@ -46,7 +46,7 @@ impl HostError {
         match self {
             HostError::Input(_) => ExitCode::from(2),
             HostError::Agent(error) if error.is_usage() => ExitCode::from(2),
-            HostError::Agent(tool_agent::AgentError::Session(_)) => ExitCode::from(3),
+            HostError::Agent(error) if error.is_session() => ExitCode::from(3),
             HostError::Agent(_) => ExitCode::from(1),
             _ => ExitCode::from(3),
         }

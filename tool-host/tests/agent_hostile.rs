@@ -805,6 +805,47 @@ fn deadlines_bound_a_silent_a_busy_and_a_dripping_provider() {
     });
 }
 
+// Regression: a damaged conversation in a session exited 1, as if the provider had failed.
+#[test]
+fn a_damaged_conversation_exits_3() {
+    let dir = Scratch::new("damaged");
+    let server = Hostile::start(|_, _, stream| {
+        answer_json(stream, &final_answer("anthropic", "Hello."));
+    });
+    let header = "{\"format\":\"tool-session\",\"version\":1}\n";
+    let prompt = json!({"seq": 1, "kind": "agent/messages", "time": "2026-01-01T00:00:00Z",
+        "data": {"provider": "anthropic", "role": "prompt",
+                 "messages": [{"role": "user", "content": "One"}]}});
+    let damaged = [
+        // Not a stored group of messages.
+        json!({"seq": 2, "kind": "agent/messages", "time": "2026-01-01T00:00:00Z",
+               "data": {"provider": "anthropic", "role": "model", "messages": "x"}}),
+        // A model turn that is not the provider's shape.
+        json!({"seq": 2, "kind": "agent/messages", "time": "2026-01-01T00:00:00Z",
+               "data": {"provider": "anthropic", "role": "model",
+                        "messages": [{"role": "assistant", "content": [{"type": "tool_use"}]}]}}),
+        // A compaction that is not one.
+        json!({"seq": 2, "kind": "agent/compaction", "time": "2026-01-01T00:00:00Z",
+               "data": {"dropped": "all"}}),
+    ];
+    for (n, event) in damaged.iter().enumerate() {
+        let session = dir.file(&format!("{n}.jsonl"));
+        std::fs::write(&session, format!("{header}{prompt}\n{event}\n")).unwrap();
+        let ran = run_at_most(
+            agent("anthropic", &server.base(), &session, &["--prompt", "Two"]),
+            Duration::from_secs(20),
+        );
+        assert_eq!(ran.code(), Some(3), "{event}: {}", ran.stderr);
+        assert!(
+            ran.stderr
+                .contains("the session's conversation cannot be read: event 2"),
+            "{}",
+            ran.stderr
+        );
+    }
+    assert!(server.seen().is_empty());
+}
+
 // Regression: a key in `--base-url`'s userinfo was written out in every error that named the URL,
 // and a provider that echoed the key back had it printed, and recorded in the session.
 #[test]
