@@ -119,7 +119,8 @@ impl<'t> AgentLoop<'t> {
         })
     }
 
-    /// At most `turns` model turns per prompt: past them, [`AgentError::MaxTurns`].
+    /// At most `turns` model turns per prompt: past them, [`AgentError::MaxTurns`] (with 0, a
+    /// prompt is refused so before it is recorded).
     pub fn with_max_turns(mut self, turns: u32) -> Self {
         self.max_turns = turns;
         self
@@ -164,6 +165,9 @@ impl<'t> AgentLoop<'t> {
         prompt: &str,
         observer: &mut dyn Observer,
     ) -> Result<String, AgentError> {
+        if self.max_turns == 0 {
+            return Err(AgentError::MaxTurns(0));
+        }
         let deadline = self.deadline.map(Deadline::after);
         self.conversation.push_prompt(prompt)?;
         let provider = self.provider();

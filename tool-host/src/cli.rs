@@ -186,8 +186,8 @@ pub(crate) struct AgentArgs {
     /// Stream the model's responses (server-sent events): text shows as it is written.
     #[arg(long)]
     pub(crate) stream: bool,
-    /// The most model turns for one prompt.
-    #[arg(long, value_name = "N", default_value_t = 50)]
+    /// The most model turns for one prompt (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = parse_turns)]
     pub(crate) max_turns: u32,
     /// Compact the conversation when it passes this many tokens (estimated as JSON bytes /
     /// 4): older turns are dropped, never a call without its result, and the todo list is
@@ -230,6 +230,15 @@ fn parse_provider(name: &str) -> Result<Provider, String> {
     Provider::from_name(name).ok_or_else(|| {
         format!("unknown provider {name:?}: openai, openai-responses, anthropic or gemini")
     })
+}
+
+/// A number of turns as `--max-turns` takes it: at least one, which a prompt needs.
+fn parse_turns(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(0) => Err("a prompt needs at least one turn: give --max-turns 1 or more".to_owned()),
+        Ok(turns) => Ok(turns),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 fn parse_dialect(name: &str) -> Result<Dialect, String> {

@@ -846,6 +846,30 @@ fn a_damaged_conversation_exits_3() {
     assert!(server.seen().is_empty());
 }
 
+// Regression: `--max-turns 0` was taken, the prompt recorded, and the run failed at once.
+#[test]
+fn max_turns_zero_is_refused_as_usage() {
+    let dir = Scratch::new("max-turns");
+    let session = dir.file("s.jsonl");
+    let ran = run_at_most(
+        agent(
+            "openai",
+            "http://127.0.0.1:1",
+            &session,
+            &["--prompt", "Hi", "--max-turns", "0"],
+        ),
+        Duration::from_secs(20),
+    );
+    assert_eq!(ran.code(), Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("a prompt needs at least one turn: give --max-turns 1 or more"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!session.exists());
+}
+
 // Regression: a key in `--base-url`'s userinfo was written out in every error that named the URL,
 // and a provider that echoed the key back had it printed, and recorded in the session.
 #[test]
