@@ -805,6 +805,39 @@ fn deadlines_bound_a_silent_a_busy_and_a_dripping_provider() {
     });
 }
 
+// Regression: a run that recorded nothing left an empty session file behind.
+#[test]
+fn a_run_that_records_nothing_leaves_no_session_behind() {
+    let dir = Scratch::new("nothing");
+    let server = Hostile::start(|_, _, stream| {
+        answer_json(stream, &final_answer("openai", "Hello."));
+    });
+    let sessions = dir.file("sessions");
+    // A chat whose input ends at once.
+    let chat = toolhost_agent(
+        "openai",
+        &base_url(&server.base(), "openai"),
+        &["--session-dir", sessions.to_str().unwrap()],
+    );
+    let ran = run_at_most(chat, Duration::from_secs(20));
+    assert_eq!(ran.code(), Some(0), "{}", ran.stderr);
+    let left: Vec<_> = std::fs::read_dir(&sessions)
+        .map(|dir| dir.map(|entry| entry.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    // A base URL that cannot be one is refused before a session is made.
+    let session = dir.file("new.jsonl");
+    let bad = toolhost_agent(
+        "openai",
+        "http://127.0.0.1:1/v1 with spaces",
+        &["--session", session.to_str().unwrap(), "--prompt", "Hi"],
+    );
+    let ran = run_at_most(bad, Duration::from_secs(20));
+    assert_eq!(ran.code(), Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("--base-url"), "{}", ran.stderr);
+    assert!(!session.exists());
+}
+
 // Regression: a damaged conversation in a session exited 1, as if the provider had failed.
 #[test]
 fn a_damaged_conversation_exits_3() {

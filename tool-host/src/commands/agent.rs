@@ -27,6 +27,9 @@ pub(crate) fn agent(
     config.request_timeout = Some(args.request_timeout);
     config.idle_timeout = args.idle_timeout;
     let client = Client::new(config)?;
+    // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
+    let created = matches!(store, crate::store::Store::Files)
+        && args.session.as_ref().is_none_or(|path| !path.exists());
     let (session, path) = super::open_or_create(
         name,
         store,
@@ -37,19 +40,35 @@ pub(crate) fn agent(
     )?;
     crate::note!("{name} agent: session {}", path.display());
     let agent = Agent::new(session.id().to_owned(), session);
-    let events = agent.session().subscribe();
-    let mut agent_loop = AgentLoop::new(&ctx.tools, agent.clone(), client)?
-        .with_max_turns(args.max_turns)
-        .with_context_budget(args.context_budget)
-        .with_max_tokens(args.max_tokens)
-        .with_deadline(args.deadline);
+    let ran = AgentLoop::new(&ctx.tools, agent.clone(), client)
+        .map_err(HostError::from)
+        .and_then(|agent_loop| {
+            let agent_loop = agent_loop
+                .with_max_turns(args.max_turns)
+                .with_context_budget(args.context_budget)
+                .with_max_tokens(args.max_tokens)
+                .with_deadline(args.deadline);
+            run(name, &agent, agent_loop, args.prompt)
+        });
+    if created && agent.session().next_seq() == 1 {
+        std::fs::remove_file(&path)?;
+    }
+    ran
+}
+
+fn run(
+    name: &str,
+    agent: &Agent,
+    mut agent_loop: AgentLoop<'_>,
+    prompt: Option<String>,
+) -> Result<ExitCode, HostError> {
     let mut shown = Shown {
         name,
-        chat: args.prompt.is_none(),
-        events,
+        chat: prompt.is_none(),
+        events: agent.session().subscribe(),
         out: io::stdout(),
     };
-    match args.prompt {
+    match prompt {
         Some(prompt) => {
             let answer = agent_loop.prompt(&prompt, &mut shown)?;
             let mut out = io::stdout().lock();
@@ -57,7 +76,7 @@ pub(crate) fn agent(
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
-        None => chat(name, &agent, &mut agent_loop, &mut shown),
+        None => chat(name, agent, &mut agent_loop, &mut shown),
     }
 }
 
