@@ -115,6 +115,7 @@ impl Host {
         T: Into<OsString> + Clone,
     {
         let name = self.name;
+        quiet_panics(name);
         let matches = match Cli::command().name(name).try_get_matches_from(args) {
             Ok(matches) => matches,
             Err(error) => {
@@ -174,6 +175,29 @@ impl Host {
             }
         }
     }
+}
+
+/// A tool's panic reaches the model as an error text (the registry catches it); standard error
+/// gets one line for it, `NAME: panicked at FILE:LINE:COL: MESSAGE`, not the default hook's
+/// note and backtrace. With `RUST_BACKTRACE` set, the default hook stays, for whoever debugs.
+fn quiet_panics(name: &'static str) {
+    if std::env::var_os("RUST_BACKTRACE").is_some_and(|value| value != "0") {
+        return;
+    }
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic without a message");
+        let at = info
+            .location()
+            .map(|at| format!(" at {}:{}:{}", at.file(), at.line(), at.column()))
+            .unwrap_or_default();
+        // `note!` neutralizes: a message of several lines is one line here.
+        crate::note!("{name}: panicked{at}: {message}");
+    }));
 }
 
 impl fmt::Debug for Host {

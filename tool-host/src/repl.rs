@@ -219,8 +219,8 @@ pub fn handle_line(
             }
             None => writeln!(
                 out,
-                "no tool named {:?}; `tools` lists them",
-                neutralize(rest)
+                "no tool named {}; `tools` lists them",
+                neutralize(&tool_runtime::text::quote(rest))
             )?,
         },
         "list" => match tool_todo::current(agent.session()).map_err(io::Error::other)? {

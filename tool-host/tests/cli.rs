@@ -51,7 +51,7 @@ fn schema_of_an_unknown_tool_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "toolhost: unknown tool `nope`; available tools: todo_write\n"
+        "toolhost: unknown tool \"nope\"; available tools: todo_write\n"
     );
     assert!(output.stdout.is_empty());
 }
@@ -401,4 +401,51 @@ fn mcp_over_stdio_resumes_a_session_and_answers_bad_input_without_stopping() {
         "Todos: 0/1 done\n  ▶ after\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_follow_of_a_file_cut_under_it_says_so_and_stops() {
+    let dir = std::env::temp_dir().join(format!("follow-cut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.jsonl");
+    let path = file.to_str().unwrap();
+    for _ in 0..3 {
+        let output = toolhost(&["call", "todo_write", r#"{"todos": []}"#, "--session", path]);
+        assert!(output.status.success());
+    }
+    let mut follower = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["replay", path, "--events", "--follow"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It has shown the three events when its first line is out.
+    let mut out = std::io::BufReader::new(follower.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = follower.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            follower.kill().unwrap();
+            panic!("the follower went on after its file was cut");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut follower.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the file was cut to 10 bytes under this reader"),
+        "{stderr}"
+    );
 }

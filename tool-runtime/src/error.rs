@@ -125,6 +125,21 @@ pub enum SessionError {
         /// What it is instead.
         reason: String,
     },
+    /// A session log that became shorter than a reader of it had seen: truncated, or replaced,
+    /// under it. What the reader took in is kept; what the file holds now is another log.
+    #[error(
+        "session log {}: the file was cut to {len} bytes under this reader, which had seen {seen}; \
+         reopen the session",
+        shown(path)
+    )]
+    Truncated {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// The file's length now.
+        len: u64,
+        /// The length the reader had seen.
+        seen: u64,
+    },
     /// A session log path that names a symbolic link, which a writer does not follow.
     #[error(
         "session log {} is a symbolic link; a session is written only through its real path",

@@ -17,16 +17,31 @@ pub(super) fn schema(
     let mut stdout = io::stdout().lock();
     match tool {
         None => {
-            let all: serde_json::Value =
-                serde_json::from_str(ctx.tools.definitions_json(dialect)?)?;
-            writeln!(stdout, "{}", pretty(&all))?;
+            // Every tool that renders, and every one that cannot named, all at once.
+            let mut rendered = Vec::new();
+            let mut failed = Vec::new();
+            for definition in ctx.tools.definitions() {
+                match definition.render(dialect) {
+                    Ok(entry) => rendered.push(entry.clone()),
+                    Err(error) => failed.push(error),
+                }
+            }
+            writeln!(stdout, "{}", pretty(&serde_json::Value::Array(rendered)))?;
+            for error in &failed {
+                crate::note!("{name}: {error}");
+            }
+            if !failed.is_empty() {
+                return Ok(ExitCode::from(3));
+            }
         }
         Some(tool) => match ctx.tools.get(tool) {
             Some(found) => writeln!(stdout, "{}", pretty(found.definition().render(dialect)?))?,
             None => {
                 let available: Vec<_> = ctx.tools.names().collect();
+                // In the words and quotes of the runtime's own refusal.
                 crate::note!(
-                    "{name}: unknown tool `{tool}`; available tools: {}",
+                    "{name}: unknown tool {}; available tools: {}",
+                    tool_runtime::text::quote(tool),
                     available.join(", ")
                 );
                 return Ok(ExitCode::from(2));

@@ -143,6 +143,8 @@ pub struct JsonlLog {
     durability: Durability,
     /// Where the next line goes: the end of the last complete line.
     end: u64,
+    /// A reader's longest length of the file seen: a shorter file was cut under it.
+    seen: std::sync::atomic::AtomicU64,
     /// Where the first event's line starts: after the header line, whatever its length.
     events_start: u64,
     /// The offset of the lines of seqs 1, 1 + INDEX_STRIDE, 1 + 2 × INDEX_STRIDE…
@@ -189,6 +191,7 @@ impl JsonlLog {
             mode,
             durability,
             end: 0,
+            seen: std::sync::atomic::AtomicU64::new(0),
             events_start: HEADER.len() as u64,
             index: Vec::new(),
             next_seq: 1,
@@ -499,7 +502,21 @@ impl Log for JsonlLog {
         // A reader sees what a writer in another process added since; a writer, its own lines.
         let end = match self.mode {
             OpenMode::Write | OpenMode::Create => self.end,
-            OpenMode::Read => self.file.metadata().map_err(io_error)?.len(),
+            OpenMode::Read => {
+                let len = self.file.metadata().map_err(io_error)?.len();
+                let seen = self
+                    .seen
+                    .fetch_max(len, std::sync::atomic::Ordering::Relaxed)
+                    .max(self.end);
+                if len < seen {
+                    return Err(SessionError::Truncated {
+                        path: self.path.clone(),
+                        len,
+                        seen,
+                    });
+                }
+                len
+            }
         };
         if end <= start {
             return Ok(());
