@@ -172,3 +172,59 @@ pub fn chart(
     let image = tool_runtime::Image::new("image/x-bars", values.clone());
     Ok(tool_runtime::ToolOutput::success(format!("{} bars:", values.len())).with_image(image))
 }
+
+/// The small cuts an author meets: defaults, tools that return nothing, a tool that panics, a
+/// tool no strict schema can say.
+pub mod cuts {
+    use std::collections::HashMap;
+
+    use tool_runtime::{ToolError, tool};
+
+    fn ten() -> u32 {
+        10
+    }
+
+    /// Lists a page of results.
+    #[tool]
+    pub fn page(
+        /// Results per page.
+        #[serde(default = "ten")]
+        size: u32,
+        /// Match exactly.
+        #[serde(default)]
+        exact: bool,
+    ) -> String {
+        format!("size {size}, exact {exact}")
+    }
+
+    /// Clears the cache.
+    #[tool]
+    pub fn reset() {}
+
+    /// Forgets one key.
+    #[tool]
+    pub fn forget(
+        /// The key.
+        key: String,
+    ) -> Result<(), ToolError> {
+        if key.is_empty() {
+            return Err(ToolError::new("name a key"));
+        }
+        Ok(())
+    }
+
+    /// Breaks.
+    #[tool]
+    pub fn explode() -> String {
+        panic!("the tool broke\nbadly")
+    }
+
+    /// Tags a thing.
+    #[tool]
+    pub fn tag(
+        /// Free-form labels.
+        labels: HashMap<String, String>,
+    ) -> String {
+        labels.len().to_string()
+    }
+}
