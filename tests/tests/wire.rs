@@ -203,3 +203,29 @@ fn a_host_that_ran_fewer_calls_still_answers_every_one() {
     assert_eq!(results.len(), 2);
     assert_eq!(results[1]["content"], "Error: the call was not run");
 }
+
+#[test]
+fn a_gemini_call_without_an_id_never_takes_one_the_model_gave() {
+    // The model's own ids look like generated ones, before and after the call without one.
+    let body = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"id": "gemini-call-1", "name": "clock", "args": {}}},
+        {"functionCall": {"name": "clock", "args": {}}},
+        {"functionCall": {"name": "clock", "args": {}}},
+        {"functionCall": {"id": "gemini-call-2", "name": "clock", "args": {}}}
+    ]}, "finishReason": "STOP"}]});
+    let turn = Provider::Gemini.read_response(&body.to_string()).unwrap();
+    let ids: Vec<&str> = turn.calls.iter().map(|call| call.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "gemini-call-1",
+            "gemini-call-1-1",
+            "gemini-call-2-1",
+            "gemini-call-2"
+        ]
+    );
+    let mut ctx = Ctx::new();
+    ctx.plugin::<Clock>().unwrap();
+    let outputs = ctx.tools.run_turn(&Exec::new(), &turn);
+    assert!(outputs.iter().all(|output| !output.is_error), "{outputs:?}");
+}

@@ -470,7 +470,37 @@ fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
         }
     }
     turn.message.push(content);
+    turn.settle_generated_ids();
     Ok(turn)
+}
+
+impl ModelTurn {
+    /// Gives each call whose id was generated (`gemini-call-<n>`) one no call of the provider's
+    /// has: a provider's own id may look like a generated one, and two calls must never share
+    /// an id, or the second would be refused as reused.
+    fn settle_generated_ids(&mut self) {
+        if self.provider_ids.iter().all(|&given| given) {
+            return;
+        }
+        let mut taken: HashSet<String> = self
+            .calls
+            .iter()
+            .zip(&self.provider_ids)
+            .filter(|(_, given)| **given)
+            .map(|(call, _)| call.id.clone())
+            .collect();
+        for (index, (call, given)) in self.calls.iter_mut().zip(&self.provider_ids).enumerate() {
+            if *given {
+                continue;
+            }
+            let mut suffix = 0;
+            while taken.contains(&call.id) {
+                suffix += 1;
+                call.id = format!("gemini-call-{index}-{suffix}");
+            }
+            taken.insert(call.id.clone());
+        }
+    }
 }
 
 impl ToolRegistry {
