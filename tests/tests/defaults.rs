@@ -29,7 +29,7 @@ pub struct Filter {
 }
 
 /// Searches.
-#[tool]
+#[tool(allow_undocumented)]
 fn search(
     /// What to look for.
     query: String,
@@ -145,7 +145,7 @@ fn every_dialect_has_a_form_for_it() {
 }
 
 /// Looks.
-#[tool]
+#[tool(allow_undocumented)]
 fn look(
     /// How deep, if it matters.
     depth: Option<Depth>,

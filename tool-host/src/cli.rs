@@ -2,10 +2,14 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+#[cfg(feature = "agent")]
+use clap::Args;
+use clap::{Parser, Subcommand, ValueEnum};
 use tool_runtime::Dialect;
+#[cfg(feature = "agent")]
 use tool_runtime::wire::Provider;
 
+#[cfg(feature = "mcp")]
 use crate::mcp;
 
 /// A host for `#[tool]` plugins.
@@ -67,6 +71,7 @@ pub(crate) enum Command {
     ///
     /// The connection is one agent session, persisted as a JSON Lines file: a new one in the
     /// session directory, or the one `--session` names. Messages go to standard error.
+    #[cfg(feature = "mcp")]
     Mcp {
         /// Where new sessions are kept. Default: `$XDG_STATE_HOME/toolhost/sessions`, or
         /// `~/.local/state/toolhost/sessions`.
@@ -108,6 +113,7 @@ pub(crate) enum Command {
     /// ANTHROPIC_API_KEY, GEMINI_API_KEY. Exit status: 1 when the provider could not be reached
     /// or answered an error (after retries) or the model passed --max-turns, 2 for usage errors
     /// (a missing key), 3 when the session could not be opened or written.
+    #[cfg(feature = "agent")]
     Agent(AgentArgs),
     /// Print the current todo list of a session log, or its events.
     ///
@@ -135,6 +141,7 @@ pub(crate) enum Command {
     },
     /// The sessions of a database store (`--store postgres://…`): list them, import JSON Lines
     /// logs, export one as JSON Lines (the round trip is byte for byte).
+    #[cfg(feature = "postgres")]
     Sessions {
         #[command(subcommand)]
         action: SessionsAction,
@@ -142,6 +149,7 @@ pub(crate) enum Command {
 }
 
 /// What `toolhost sessions` does.
+#[cfg(feature = "postgres")]
 #[derive(Subcommand, Debug)]
 pub(crate) enum SessionsAction {
     /// Every session: its id, its number of events, its last event's time.
@@ -161,6 +169,7 @@ pub(crate) enum SessionsAction {
 }
 
 /// What `toolhost agent` is asked.
+#[cfg(feature = "agent")]
 #[derive(Args, Debug)]
 pub(crate) struct AgentArgs {
     /// The provider's API: openai (Chat Completions, and any OpenAI-compatible server),
@@ -226,6 +235,7 @@ pub(crate) enum Format {
     Acp,
 }
 
+#[cfg(feature = "agent")]
 fn parse_provider(name: &str) -> Result<Provider, String> {
     Provider::from_name(name).ok_or_else(|| {
         format!("unknown provider {name:?}: openai, openai-responses, anthropic or gemini")
@@ -233,6 +243,7 @@ fn parse_provider(name: &str) -> Result<Provider, String> {
 }
 
 /// A number of turns as `--max-turns` takes it: at least one, which a prompt needs.
+#[cfg(feature = "agent")]
 fn parse_turns(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
         Ok(0) => Err("a prompt needs at least one turn: give --max-turns 1 or more".to_owned()),
@@ -246,6 +257,7 @@ fn parse_dialect(name: &str) -> Result<Dialect, String> {
 }
 
 /// A timeout as `--tool-timeout` takes it: a humantime duration longer than zero.
+#[cfg(any(feature = "mcp", feature = "agent"))]
 fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
     match humantime::parse_duration(text) {
         Ok(duration) if !duration.is_zero() => Ok(duration),

@@ -27,10 +27,12 @@ pub enum HostError {
     #[error(transparent)]
     List(#[from] ListError),
     /// An MCP connection could not start, or ended with an error.
+    #[cfg(feature = "mcp")]
     #[error("{0}")]
     Mcp(String),
     /// An agent loop stopped: the provider could not be reached or answered an error, or the
     /// model passed its turn limit.
+    #[cfg(feature = "agent")]
     #[error(transparent)]
     Agent(#[from] tool_agent::AgentError),
     /// Writing the output, or another operating-system call, failed.
@@ -45,8 +47,11 @@ impl HostError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             HostError::Input(_) => ExitCode::from(2),
+            #[cfg(feature = "agent")]
             HostError::Agent(error) if error.is_usage() => ExitCode::from(2),
+            #[cfg(feature = "agent")]
             HostError::Agent(error) if error.is_session() => ExitCode::from(3),
+            #[cfg(feature = "agent")]
             HostError::Agent(_) => ExitCode::from(1),
             _ => ExitCode::from(3),
         }

@@ -131,6 +131,7 @@ impl Host {
             }
         };
         let mcp_limits = match &cli.command {
+            #[cfg(feature = "mcp")]
             Command::Mcp {
                 max_args_bytes,
                 max_result_bytes,
@@ -143,6 +144,7 @@ impl Host {
         if mcp_limits.is_some() {
             host.dialects.push(Dialect::Mcp);
         }
+        #[cfg(feature = "agent")]
         if let Command::Agent(args) = &cli.command {
             host.dialects.push(args.provider.dialect());
         }

@@ -33,6 +33,7 @@ mod cli;
 mod commands;
 mod error;
 mod host;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod repl;
 mod store;

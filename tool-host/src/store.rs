@@ -1,10 +1,14 @@
 //! Where the host keeps sessions: JSON Lines files (the default), or PostgreSQL
 //! (`--store postgres://…` or `TOOLHOST_STORE`), where `--session` takes a session id.
 
+#[cfg(feature = "postgres")]
 use std::time::{SystemTime, UNIX_EPOCH};
 
+#[cfg(feature = "postgres")]
 use tool_runtime::session::{Durability, OpenMode};
+#[cfg(feature = "postgres")]
 use tool_runtime::{Session, SessionError, SessionHub};
+#[cfg(feature = "postgres")]
 use tool_session_pg::PgStore;
 
 use crate::HostError;
@@ -15,6 +19,7 @@ pub(crate) enum Store {
     /// A JSON Lines file per session.
     Files,
     /// A PostgreSQL database.
+    #[cfg(feature = "postgres")]
     Postgres(Box<PgStore>),
 }
 
@@ -23,8 +28,17 @@ impl Store {
     pub(crate) fn connect(url: Option<&str>) -> Result<Store, HostError> {
         match url.filter(|url| !url.is_empty()) {
             None => Ok(Store::Files),
+            #[cfg(feature = "postgres")]
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
                 Ok(Store::Postgres(Box::new(PgStore::connect(url)?)))
+            }
+            #[cfg(not(feature = "postgres"))]
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Err(HostError::Input(
+                    "this host was built without PostgreSQL (tool-host's `postgres` feature): \
+                     sessions are kept in files"
+                        .into(),
+                ))
             }
             // Only its scheme is shown: the rest may hold a password.
             Some(url) => Err(HostError::Input(format!(
@@ -38,6 +52,7 @@ impl Store {
     }
 }
 
+#[cfg(feature = "postgres")]
 /// A new session of the database `pg`, its id starting with `prefix`.
 pub(crate) fn create(pg: &PgStore, hub: &SessionHub, prefix: &str) -> Result<Session, HostError> {
     let nanos = SystemTime::now()
@@ -47,6 +62,7 @@ pub(crate) fn create(pg: &PgStore, hub: &SessionHub, prefix: &str) -> Result<Ses
     Ok(pg.open(hub, &id, OpenMode::Create, Durability::default())?)
 }
 
+#[cfg(feature = "postgres")]
 /// The error for a session `id` the database `pg` does not hold.
 pub(crate) fn missing(pg: &PgStore, id: &str) -> SessionError {
     SessionError::Store {

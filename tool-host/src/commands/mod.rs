@@ -1,9 +1,11 @@
 //! The host's commands, one module each, and what they share: opening sessions.
 
+#[cfg(feature = "agent")]
 mod agent;
 mod call;
 mod replay;
 mod schema;
+#[cfg(feature = "postgres")]
 mod sessions;
 
 use std::path::{Path, PathBuf};
@@ -46,6 +48,7 @@ pub(crate) fn run(
             };
             replay::replay(name, store, &ctx.sessions, &file, view)
         }
+        #[cfg(feature = "postgres")]
         Command::Sessions { action } => sessions::sessions(name, store, action),
         Command::Repl {
             session_dir,
@@ -65,7 +68,9 @@ pub(crate) fn run(
             }
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "agent")]
         Command::Agent(args) => agent::agent(name, ctx, store, args),
+        #[cfg(feature = "mcp")]
         Command::Mcp {
             session_dir,
             session,
@@ -93,6 +98,7 @@ pub(crate) fn run(
     }
 }
 
+#[cfg(feature = "mcp")]
 /// How long `mcp` waits at exit for blocking calls that were answered for (cut at their
 /// deadline, or cancelled) and still run.
 const ABANDONED_CALLS_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -112,6 +118,7 @@ fn open_or_create(
             open_session(name, store, hub, &path, OpenMode::Write)?,
             path,
         )),
+        #[cfg(feature = "postgres")]
         (None, Store::Postgres(pg)) => {
             let session = crate::store::create(pg, hub, prefix)?;
             let id = PathBuf::from(session.id());
@@ -151,6 +158,9 @@ fn open_session(
     path: &Path,
     mode: OpenMode,
 ) -> Result<Session, HostError> {
+    #[cfg(not(feature = "postgres"))]
+    let Store::Files = store;
+    #[cfg(feature = "postgres")]
     if let Store::Postgres(pg) = store {
         // On a database, `--session` names the session's id.
         let id = path.to_string_lossy();

@@ -46,6 +46,9 @@ pub(super) fn replay(
             if !follow {
                 return Ok(ExitCode::SUCCESS);
             }
+            // A database's follower takes the appends in as it is told of them; a file is
+            // polled below.
+            #[cfg(feature = "postgres")]
             let _follower = match store {
                 Store::Postgres(pg) => Some(pg.follow(vec![session.clone()])?),
                 Store::Files => None,
