@@ -291,43 +291,56 @@ fn provider() -> u16 {
 }
 
 #[test]
-fn agent_on_every_store() {
+fn agent_on_every_store_with_every_provider_streamed_or_not() {
     for store in STORES {
-        for stream in [false, true] {
-            let session = store.session("agent");
-            let mode = if stream { "stream" } else { "plain" };
-            // The provider answers each path's requests in turn: one path per run.
-            let base = format!(
-                "http://127.0.0.1:{}/s/todo/openai/{mode}-{store:?}/v1",
-                provider()
-            );
-            let mut args = vec![
-                "agent",
-                "--provider",
-                "openai",
-                "--model",
-                "test-model",
-                "--base-url",
-                &base,
-                "--session",
-                &session,
-                "--prompt",
-                "Plan the work",
-            ];
-            if stream {
-                args.push("--stream");
+        for provider_name in ["openai", "openai-responses", "anthropic", "gemini"] {
+            for stream in [false, true] {
+                let session = store.session("agent");
+                let mode = if stream { "stream" } else { "plain" };
+                // The provider answers each path's requests in turn: one path per run.
+                let mut base = format!(
+                    "http://127.0.0.1:{}/s/todo/{provider_name}/{mode}-{store:?}",
+                    provider()
+                );
+                if provider_name.starts_with("openai") {
+                    base.push_str("/v1");
+                }
+                let mut args = vec![
+                    "agent",
+                    "--provider",
+                    provider_name,
+                    "--model",
+                    "test-model",
+                    "--base-url",
+                    &base,
+                    "--session",
+                    &session,
+                    "--prompt",
+                    "Plan the work",
+                ];
+                if stream {
+                    args.push("--stream");
+                }
+                let output = store
+                    .toolhost(&args)
+                    .env("OPENAI_API_KEY", "sk-test")
+                    .env("ANTHROPIC_API_KEY", "ak-test")
+                    .env("GEMINI_API_KEY", "gk-test")
+                    .stdin(Stdio::null())
+                    .output()
+                    .unwrap();
+                let run = format!("{store:?} {provider_name} {mode}");
+                assert_eq!(output.status.code(), Some(0), "{run}: {}", shown(&output));
+                assert!(!text(&output.stderr).contains("panicked"), "{run}");
+                assert_eq!(text(&output.stdout), "Done.\n", "{run}");
+                let list = store.run(&["replay", &session, "--format", "json"]);
+                expect(&list, 0);
+                let todos: Value = serde_json::from_slice(&list.stdout).unwrap();
+                assert!(
+                    todos.as_array().is_some_and(|todos| !todos.is_empty()),
+                    "{run}"
+                );
             }
-            let output = store
-                .toolhost(&args)
-                .env("OPENAI_API_KEY", "sk-test")
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
-            expect(&output, 0);
-            assert_eq!(text(&output.stdout), "Done.\n", "{store:?} {mode}");
-            let list = store.run(&["replay", &session, "--format", "json"]);
-            expect(&list, 0);
-            assert_ne!(text(&list.stdout).trim(), "null", "{store:?} {mode}");
         }
     }
 }
