@@ -14,7 +14,7 @@ use crate::mcp;
 
 /// A host for `#[tool]` plugins.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(version)]
 pub(crate) struct Cli {
     /// Where sessions are kept: a `postgres://` URL, where `--session` then takes a session id
     /// (the lease, followers and durability are PostgreSQL's). Default: a JSON Lines file per
@@ -73,8 +73,8 @@ pub(crate) enum Command {
     /// session directory, or the one `--session` names. Messages go to standard error.
     #[cfg(feature = "mcp")]
     Mcp {
-        /// Where new sessions are kept. Default: `$XDG_STATE_HOME/toolhost/sessions`, or
-        /// `~/.local/state/toolhost/sessions`.
+        /// Where new sessions are kept. Default: `$XDG_STATE_HOME/<host>/sessions`, or
+        /// `~/.local/state/<host>/sessions`, `<host>` being this program's name.
         #[arg(long, value_name = "DIR")]
         session_dir: Option<PathBuf>,
         /// Resume the session persisted in this file (created if absent).

@@ -41,6 +41,7 @@ const SUMMARY_CHARS: usize = 72;
 /// Runs the REPL on the terminal until the person leaves. `session_path` is named in the
 /// greeting; `history` keeps the lines typed, if given.
 pub fn run(
+    name: &str,
     ctx: &Ctx,
     agent: &Agent,
     session_path: &Path,
@@ -56,7 +57,7 @@ pub fn run(
         tools: ctx.tools.names().map(str::to_owned).collect(),
     }));
     if let Some(history) = history {
-        load_history(&mut editor, history);
+        load_history(name, &mut editor, history);
     }
     // A person at a terminal types through the line editor; a pipe is read a bounded line at a
     // time.
@@ -65,13 +66,23 @@ pub fn run(
     let mut out = io::stdout();
     writeln!(
         out,
-        "toolhost repl: session {}",
+        "{} repl: session {}",
+        neutralize(name),
         neutralize(&session_path.display().to_string())
     )?;
-    writeln!(
-        out,
-        "Type `help` for commands, or a tool call such as `todo_write {{\"todos\": []}}`."
-    )?;
+    // An example call of a tool this host has.
+    let example = match ctx.tools.names().next() {
+        _ if ctx.tools.get("todo_write").is_some() => Some("todo_write {\"todos\": []}".to_owned()),
+        Some(first) => Some(format!("{first} {{}}")),
+        None => None,
+    };
+    match example {
+        Some(example) => writeln!(
+            out,
+            "Type `help` for commands, or a tool call such as `{example}`."
+        )?,
+        None => writeln!(out, "Type `help` for commands.")?,
+    }
     if let Some(todos) =
         crate::current_todos(agent.session(), session_path).map_err(io::Error::other)?
     {
@@ -82,7 +93,7 @@ pub fn run(
     let mut entry = Entry::default();
     loop {
         let prompt = match entry.open() {
-            None => "toolhost> ".to_owned(),
+            None => format!("{}> ", neutralize(name)),
             Some(open) => format!("{open} ...> "),
         };
         let read = match &mut piped {
@@ -164,7 +175,7 @@ pub fn run(
         // where the history goes would have its target overwritten.
         match std::fs::symlink_metadata(history) {
             Ok(metadata) if !metadata.is_file() => crate::note!(
-                "toolhost: the REPL history {} is not a regular file; it was not written",
+                "{name}: the REPL history {} is not a regular file; it was not written",
                 history.display()
             ),
             _ => {
@@ -474,7 +485,7 @@ const MAX_HISTORY_BYTES: u64 = 1 << 20;
 /// Loads the history at `path` into `editor`: a regular file only (a FIFO, a device or a link is
 /// refused, said on standard error, never waited on), its last [`MAX_HISTORY_BYTES`] at most,
 /// each entry neutralized, since the line editor draws an entry recalled as it is.
-fn load_history(editor: &mut Editor<ReplHelper, DefaultHistory>, path: &Path) {
+fn load_history(name: &str, editor: &mut Editor<ReplHelper, DefaultHistory>, path: &Path) {
     use std::io::{Read as _, Seek as _};
     use std::os::unix::fs::OpenOptionsExt;
 
@@ -489,7 +500,7 @@ fn load_history(editor: &mut Editor<ReplHelper, DefaultHistory>, path: &Path) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return,
         Err(error) => {
             crate::note!(
-                "toolhost: the REPL history {} cannot be read ({error}); it was not loaded",
+                "{name}: the REPL history {} cannot be read ({error}); it was not loaded",
                 path.display()
             );
             return;
@@ -499,7 +510,7 @@ fn load_history(editor: &mut Editor<ReplHelper, DefaultHistory>, path: &Path) {
         Ok(metadata) if metadata.is_file() => metadata.len(),
         _ => {
             crate::note!(
-                "toolhost: the REPL history {} is not a regular file; it was not loaded",
+                "{name}: the REPL history {} is not a regular file; it was not loaded",
                 path.display()
             );
             return;

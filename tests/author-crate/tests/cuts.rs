@@ -49,3 +49,68 @@ fn schema_in_a_dialect_prints_every_tool_it_can_and_names_every_one_it_cannot() 
         "{stderr}"
     );
 }
+
+#[test]
+fn the_host_goes_by_its_own_name_everywhere() {
+    let state = std::env::temp_dir().join(format!("author-cuts-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    let host = env!("CARGO_BIN_EXE_author-cuts");
+    let help = Command::new(host).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    assert!(help.contains("Usage: author-cuts"), "{help}");
+    let mcp_help = Command::new(host).args(["mcp", "--help"]).output().unwrap();
+    let mcp_help = String::from_utf8_lossy(&mcp_help.stdout).into_owned();
+    for text in [&help, &mcp_help] {
+        assert!(!text.contains("toolhost"), "{text}");
+    }
+    // The REPL's greeting and prompt, and the default session directory.
+    let mut repl = Command::new(host)
+        .arg("repl")
+        .env("XDG_STATE_HOME", &state)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = repl.stdin.take().unwrap();
+        writeln!(stdin, "reset").unwrap();
+    }
+    let out = repl.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.starts_with(&format!(
+            "author-cuts repl: session {}",
+            state.join("author-cuts/sessions").display()
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("toolhost"), "{out}");
+    // MCP's serverInfo.
+    let mut mcp = Command::new(host)
+        .args(["mcp", "--session-dir"])
+        .arg(state.join("mcp"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = mcp.stdin.take().unwrap();
+        writeln!(
+            stdin,
+            "{}",
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "names", "version": "1"}}})
+        )
+        .unwrap();
+    }
+    let output = mcp.wait_with_output().unwrap();
+    let answer: serde_json::Value =
+        serde_json::from_slice(output.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(answer["result"]["serverInfo"]["name"], "author-cuts", "{answer}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("author-cuts mcp: session "), "{stderr}");
+}

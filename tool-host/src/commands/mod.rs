@@ -58,10 +58,10 @@ pub(crate) fn run(
             let (session, path) =
                 open_or_create(name, store, &ctx.sessions, session_dir, session, "repl")?;
             let agent = Agent::new(session.id().to_owned(), session);
-            let history = default_session_dir()
+            let history = default_session_dir(name)
                 .parent()
                 .map(|state| state.join("repl-history"));
-            crate::repl::run(ctx, &agent, &path, history.as_deref())?;
+            crate::repl::run(name, ctx, &agent, &path, history.as_deref())?;
             // A new session nothing was recorded in leaves no file behind.
             if created && agent.session().next_seq() == 1 {
                 std::fs::remove_file(&path)?;
@@ -82,7 +82,7 @@ pub(crate) fn run(
                 open_or_create(name, store, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());
             let agent = Agent::new(session.id().to_owned(), session);
-            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?;
+            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?.with_name(name);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()
@@ -125,7 +125,7 @@ fn open_or_create(
             Ok((session, id))
         }
         (None, Store::Files) => {
-            let dir = SessionDir::new(session_dir.unwrap_or_else(default_session_dir))?;
+            let dir = SessionDir::new(session_dir.unwrap_or_else(|| default_session_dir(name)))?;
             let (id, log) = dir.create(prefix)?;
             let path = log.path().to_path_buf();
             Ok((hub.open(id, log)?, path))
@@ -133,16 +133,16 @@ fn open_or_create(
     }
 }
 
-/// `$XDG_STATE_HOME/toolhost/sessions`, else `~/.local/state/toolhost/sessions`, else
-/// `./toolhost-sessions`.
-fn default_session_dir() -> PathBuf {
+/// `$XDG_STATE_HOME/NAME/sessions`, else `~/.local/state/NAME/sessions`, else
+/// `./NAME-sessions`, for the host called `name`.
+fn default_session_dir(name: &str) -> PathBuf {
     let state = std::env::var_os("XDG_STATE_HOME")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")));
     match state {
-        Some(state) => state.join("toolhost/sessions"),
-        None => PathBuf::from("toolhost-sessions"),
+        Some(state) => state.join(name).join("sessions"),
+        None => PathBuf::from(format!("{name}-sessions")),
     }
 }
 

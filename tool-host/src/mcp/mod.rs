@@ -51,6 +51,7 @@ pub struct McpServer {
     ctx: Arc<Ctx>,
     agent: Agent,
     tools: Arc<Vec<Tool>>,
+    name: Arc<str>,
 }
 
 impl McpServer {
@@ -68,7 +69,16 @@ impl McpServer {
             ctx,
             agent,
             tools: Arc::new(tools),
+            name: "toolhost".into(),
         })
+    }
+
+    /// The same server under the host's `name` (`toolhost` unless given): the name the client
+    /// reads in `serverInfo`, and the one its notes on standard error go by.
+    #[must_use]
+    pub fn with_name(mut self, name: &str) -> Self {
+        self.name = name.into();
+        self
     }
 
     /// Serves the connection on this process's standard input and output until the client
@@ -85,7 +95,8 @@ impl McpServer {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let transport = LineTransport::new(read, write, self.ctx.tools.max_args_bytes());
+        let transport =
+            LineTransport::new(read, write, self.ctx.tools.max_args_bytes()).with_name(&self.name);
         let running = self
             .serve(transport)
             .await
@@ -99,8 +110,9 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("toolhost", env!("CARGO_PKG_VERSION")))
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new(self.name.to_string(), env!("CARGO_PKG_VERSION")),
+        )
     }
 
     async fn list_tools(

@@ -82,6 +82,8 @@ pub struct LineTransport<R, W> {
     in_flight: InFlight,
     /// The protocol version the server answered `initialize` with, if it has.
     negotiated: Arc<std::sync::Mutex<Option<String>>>,
+    /// The host's name, for notes.
+    name: Arc<str>,
 }
 
 /// The ids of requests in flight, shared by the reading half (which adds them) and the writing
@@ -170,7 +172,16 @@ where
             arrivals: Arrivals::new(),
             in_flight: InFlight::default(),
             negotiated: Arc::default(),
+            name: "toolhost".into(),
         }
+    }
+
+    /// The same transport for the host called `name` (`toolhost` unless given), which its
+    /// notes on standard error go by.
+    #[must_use]
+    pub fn with_name(mut self, name: &str) -> Self {
+        self.name = name.into();
+        self
     }
 
     /// Reads up to the next newline (or the end of input), never keeping more than the line
@@ -258,9 +269,10 @@ where
     fn answer_raw(&mut self, line: String) {
         while self.answers.try_join_next().is_some() {}
         let writer = self.writer.clone();
+        let name = Arc::clone(&self.name);
         self.answers.spawn(async move {
             if let Err(error) = writer.write_line(line.as_bytes()).await {
-                crate::note!("toolhost mcp: could not answer: {error}");
+                crate::note!("{name} mcp: could not answer: {error}");
             }
         });
     }
@@ -281,9 +293,10 @@ where
         // waits for these.
         while self.answers.try_join_next().is_some() {}
         let writer = self.writer.clone();
+        let name = Arc::clone(&self.name);
         self.answers.spawn(async move {
             if let Err(error) = writer.write_message(&message).await {
-                crate::note!("toolhost mcp: could not answer: {error}");
+                crate::note!("{name} mcp: could not answer: {error}");
             }
         });
     }
@@ -335,7 +348,7 @@ where
                     return None;
                 }
                 LineRead::Io(error) => {
-                    crate::note!("toolhost mcp: reading the connection failed: {error}");
+                    crate::note!("{} mcp: reading the connection failed: {error}", self.name);
                     return None;
                 }
             };
@@ -357,7 +370,9 @@ where
                     return Some(message);
                 }
                 Incoming::Answer(answer) => self.answer(answer),
-                Incoming::Skip(reason) => crate::note!("toolhost mcp: skipped a line: {reason}"),
+                Incoming::Skip(reason) => {
+                    crate::note!("{} mcp: skipped a line: {reason}", self.name);
+                }
                 Incoming::Ignore => {}
             }
         }
