@@ -346,7 +346,7 @@ impl Client {
                 ) => Failure::Transport(error.to_string()),
                 Err(error) => {
                     return Err(AgentError::Request {
-                        url: self.url.clone(),
+                        url: shown_url(&self.url),
                         message: error.to_string(),
                     });
                 }
@@ -401,7 +401,7 @@ impl Client {
                 deadline.reached(format!("the answer from {} was still coming", self.url))
             }
             ureq::Error::Timeout(kind) => AgentError::Timeout {
-                url: self.url.clone(),
+                url: shown_url(&self.url),
                 message: self.timeout_message(kind),
                 attempts: 1,
             },
@@ -672,12 +672,12 @@ impl Failure {
                 retry_after: asked,
             },
             Failure::Transport(message) => AgentError::Transport {
-                url: client.url.clone(),
+                url: shown_url(&client.url),
                 message,
                 attempts,
             },
             Failure::Timeout(message) => AgentError::Timeout {
-                url: client.url.clone(),
+                url: shown_url(&client.url),
                 message,
                 attempts,
             },
@@ -691,6 +691,14 @@ fn check_base_url(base: &str, provider: Provider) -> Result<(), AgentError> {
         url: shown_url(base),
         reason,
     };
+    // Anywhere in it: a password may hold `/`, `?` or `#`, which a URL parser reads as the
+    // end of the authority.
+    if base.contains('@') {
+        return Err(refuse(format!(
+            "it carries credentials (`user:password@`); give the key in {} instead",
+            key_variable(provider)
+        )));
+    }
     let uri: ureq::http::Uri = base
         .parse()
         .map_err(|error| refuse(format!("it is not a URL ({error})")))?;

@@ -31,17 +31,59 @@ impl Secret {
         self.0.as_deref()
     }
 
-    /// `text` with every occurrence of the key replaced by [`REDACTED`].
+    /// `text` with every occurrence of the key replaced by [`REDACTED`], and so is the start of
+    /// the key where a text was cut (`…`) in the middle of it.
     pub(crate) fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        match self.key() {
-            Some(key) if text.contains(key) => Cow::Owned(text.replace(key, REDACTED)),
-            _ => Cow::Borrowed(text),
+        let Some(key) = self.key() else {
+            return Cow::Borrowed(text);
+        };
+        let mut text = match text.contains(key) {
+            true => Cow::Owned(text.replace(key, REDACTED)),
+            false => Cow::Borrowed(text),
+        };
+        if text.contains(CUT) {
+            let cut = redact_cut_key(&text, key);
+            if let Some(cut) = cut {
+                text = Cow::Owned(cut);
+            }
         }
+        text
     }
 
     fn redact_in_place(&self, text: &mut String) {
         if let Cow::Owned(redacted) = self.redact(text) {
             *text = redacted;
+        }
+    }
+
+    /// `text`, when it is JSON whose strings hold the key (written with escapes, so the text
+    /// does not), written again with the key taken out of them.
+    fn redact_json_text(&self, text: &mut String) {
+        if !text.contains('\\') || !text.trim_start().starts_with(['{', '[', '"']) {
+            return;
+        }
+        let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        if !self.holds_key(&value) {
+            return;
+        }
+        self.redact_value(&mut value);
+        *text = value.to_string();
+    }
+
+    /// Whether a string of `value`, or a member's name, holds the key.
+    fn holds_key(&self, value: &Value) -> bool {
+        let Some(key) = self.key() else {
+            return false;
+        };
+        match value {
+            Value::String(text) => text.contains(key),
+            Value::Array(items) => items.iter().any(|item| self.holds_key(item)),
+            Value::Object(members) => members
+                .iter()
+                .any(|(name, member)| name.contains(key) || self.holds_key(member)),
+            _ => false,
         }
     }
 
@@ -51,7 +93,12 @@ impl Secret {
             return;
         }
         match value {
-            Value::String(text) => self.redact_in_place(text),
+            Value::String(text) => {
+                self.redact_in_place(text);
+                // A string that is JSON itself (OpenAI's arguments) may spell the key with
+                // escapes of its own.
+                self.redact_json_text(text);
+            }
             Value::Array(items) => items.iter_mut().for_each(|item| self.redact_value(item)),
             Value::Object(members) => {
                 if members
@@ -83,6 +130,7 @@ impl Secret {
             self.redact_in_place(&mut call.id);
             self.redact_in_place(&mut call.name);
             self.redact_in_place(&mut call.args);
+            self.redact_json_text(&mut call.args);
         }
         turn.message
             .iter_mut()
@@ -137,6 +185,37 @@ impl<'a> Redacting<'a> {
     }
 }
 
+/// Where a text was cut.
+const CUT: char = '…';
+
+/// `text` with the start of `key` taken out wherever a cut (`…`) follows one of at least
+/// [`SHORTEST_KEY`] characters; `None` when there is none.
+fn redact_cut_key(text: &str, key: &str) -> Option<String> {
+    let shortest = SHORTEST_KEY;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find(CUT) {
+        let before = &rest[..at];
+        let prefix = (shortest..key.len())
+            .rev()
+            .filter(|&len| key.is_char_boundary(len))
+            .find(|&len| before.ends_with(&key[..len]));
+        match prefix {
+            Some(len) => {
+                out.push_str(&before[..before.len() - len]);
+                out.push_str(REDACTED);
+                changed = true;
+            }
+            None => out.push_str(before),
+        }
+        out.push(CUT);
+        rest = &rest[at + CUT.len_utf8()..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
 /// A URL as a message may show it: credentials (`user:password@`) and the query, which may
 /// hold a key (`?key=…`), replaced by `…`, however malformed the rest is.
 pub(crate) fn shown_url(url: &str) -> String {
@@ -144,15 +223,17 @@ pub(crate) fn shown_url(url: &str) -> String {
         Some(at) => url.split_at(at + 3),
         None => ("", url),
     };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    // Credentials end at the last `@`, wherever it is: a password may hold `/`, `?` or `#`.
     let mut shown = scheme.to_owned();
-    match rest[..authority_end].rfind('@') {
+    let rest = match rest.rfind('@') {
         Some(at) => {
             shown.push('…');
-            shown.push_str(&rest[at..authority_end]);
+            &rest[at..]
         }
-        None => shown.push_str(&rest[..authority_end]),
-    }
+        None => rest,
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    shown.push_str(&rest[..authority_end]);
     let rest = &rest[authority_end..];
     match rest.find('?') {
         Some(at) => {

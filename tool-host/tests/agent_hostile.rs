@@ -1037,3 +1037,105 @@ fn a_key_never_appears_in_an_error_a_note_or_an_event() {
     no_key_in(&ran.stderr);
     no_key_in(&std::fs::read_to_string(&session).unwrap());
 }
+
+/// `text` with every character of the key written as a JSON escape.
+fn escaped(key: &str) -> String {
+    key.chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect()
+}
+
+// Regression: a key spelled with JSON escapes inside a call's arguments (themselves JSON in a
+// string) reached the tool decoded, and the session's event, whole.
+#[test]
+fn a_key_escaped_inside_a_calls_arguments_is_not_recorded() {
+    let dir = Scratch::new("keys-in-args");
+    let session = dir.file("s.jsonl");
+    let server = Hostile::start(|n, _, stream| {
+        if n == 0 {
+            let turn = chat_calls(
+                1,
+                &json!({"todos": [{"content": OPENAI_KEY, "status": "pending"}]}),
+            );
+            // Escaped inside the arguments' JSON text: `\\u0073…` in the body.
+            let body = turn
+                .to_string()
+                .replace(OPENAI_KEY, &escaped(OPENAI_KEY).replace('\\', "\\\\"));
+            assert!(!body.contains(OPENAI_KEY));
+            answer(
+                stream,
+                "200 OK",
+                &[("content-type", "application/json")],
+                body.as_bytes(),
+            );
+        } else {
+            answer_json(stream, &final_answer("openai", "Done."));
+        }
+    });
+    let ran = run_at_most(
+        agent("openai", &server.base(), &session, &["--prompt", "Hi"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(ran.code(), Some(0), "{}", ran.stderr);
+    let log = std::fs::read_to_string(&session).unwrap();
+    no_key_in(&log);
+    assert!(log.contains("[redacted]"), "{log}");
+}
+
+// Regression: a provider's text was cut at 500 characters before the key was taken out of it,
+// so a key across the cut was shown but for its last characters.
+#[test]
+fn a_key_cut_in_an_error_text_shows_none_of_itself() {
+    let dir = Scratch::new("keys-cut");
+    // The cut falls 30, 20, 10 and 4 characters into the key.
+    for offset in [470, 480, 490, 496] {
+        let server = Hostile::start(move |_, _, stream| {
+            let message = format!("{}{OPENAI_KEY}", "x".repeat(offset));
+            let body = json!({"error": {"message": message}}).to_string();
+            answer(
+                stream,
+                "401 Unauthorized",
+                &[("content-type", "application/json")],
+                body.as_bytes(),
+            );
+        });
+        let ran = run_at_most(
+            agent(
+                "openai",
+                &server.base(),
+                &dir.file(&format!("cut-{offset}.jsonl")),
+                &["--prompt", "Hi", "--max-retries", "0"],
+            ),
+            Duration::from_secs(20),
+        );
+        assert_eq!(ran.code(), Some(1), "{}", ran.stderr);
+        let shown = &OPENAI_KEY[..4];
+        assert!(!ran.stderr.contains(shown), "{offset}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("[redacted]…"),
+            "{offset}: {}",
+            ran.stderr
+        );
+    }
+}
+
+// Regression: a password holding `/`, `#` or `?` ended the authority early for the URL parser,
+// so the credentials passed the check and were printed in every error that named the URL.
+#[test]
+fn credentials_with_a_slash_in_the_base_url_are_refused_and_not_shown() {
+    let dir = Scratch::new("keys-slash");
+    for password in ["pw4se/cret", "pw4se#cret", "pw4se?cret"] {
+        let ran = run_at_most(
+            agent(
+                "openai",
+                &format!("http://user:{password}@127.0.0.1:1"),
+                &dir.file("s.jsonl"),
+                &["--prompt", "Hi"],
+            ),
+            Duration::from_secs(20),
+        );
+        assert_eq!(ran.code(), Some(2), "{password}: {}", ran.stderr);
+        assert!(!ran.stderr.contains("pw4se"), "{password}: {}", ran.stderr);
+        assert!(ran.stderr.contains("carries credentials"), "{}", ran.stderr);
+    }
+}
