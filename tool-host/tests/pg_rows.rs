@@ -109,14 +109,80 @@ fn a_time_before_1970_is_an_error_in_list_replay_and_export() {
 }
 
 #[test]
-fn a_gap_in_the_seqs_is_an_error_naming_both_sides() {
+fn a_gap_in_the_seqs_is_an_error_in_every_command_that_opens_the_session() {
     let mut db = Database::new("gaps");
     for seq in [1, 2, 5] {
         db.plant("holed", seq, "1", 1);
     }
-    let says = "session holed: event 5 follows event 2: the events between are missing";
+    let says = "session holed: its events are not seqs 1 to 5 without a gap: 3 events, the first 1";
     refused(&db.toolhost(&["replay", "holed", "--events"]), says);
     refused(&db.toolhost(&["sessions", "export", "holed"]), says);
+    refused(&db.toolhost(&["replay", "holed"]), says);
+    refused(&db.toolhost(&["replay", "holed", "--at", "3"]), says);
+    // Nothing is written on top of it.
+    refused(
+        &db.toolhost(&[
+            "call",
+            "todo_write",
+            r#"{"todos": []}"#,
+            "--session",
+            "holed",
+        ]),
+        says,
+    );
+    // A session whose first seq is not 1: refused, so an export always reads back.
+    db.plant("late", i64::MAX - 1, "1", 1);
+    refused(
+        &db.toolhost(&["sessions", "export", "late"]),
+        "session late: its events are not seqs 1 to 9223372036854775806 without a gap: 1 events, \
+         the first 9223372036854775806",
+    );
+    // The list counts the rows there are.
+    let list = db.toolhost(&["sessions", "list"]);
+    assert!(
+        text(&list.stdout).contains("holed\t3 events\t"),
+        "{}",
+        text(&list.stdout)
+    );
+}
+
+#[test]
+fn a_follower_stops_at_a_damaged_row_saying_why() {
+    let mut db = Database::new("follow");
+    db.plant("fol", 1, "1", 1);
+    let mut follower = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["replay", "fol", "--events", "--follow"])
+        .env("TOOLHOST_STORE", &db.url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(follower.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    assert!(line.contains("\"seq\":1"), "{line}");
+    db.plant("fol", 2, "{not json", 1);
+    db.client
+        .execute("SELECT pg_notify('toolhost_events', '2 fol')", &[])
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = follower.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            follower.kill().unwrap();
+            panic!("the follower went on past a damaged row");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut follower.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("session fol event 2: the data is not JSON"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -304,6 +370,10 @@ fn no_command_prints_the_store_password() {
     for url in [
         format!("{scheme}://postgres:hunter2@127.0.0.1:1/x"),
         format!("{scheme}://postgres@127.0.0.1:1/x?password=hunter2"),
+        // A password with a `?` or `/` of its own; a query key percent-encoded.
+        format!("{scheme}://postgres:hun?ter2hunter2@127.0.0.1:1/x"),
+        format!("{scheme}://postgres:hunter2/x@127.0.0.1:1/x"),
+        format!("{scheme}://postgres@127.0.0.1:1/x?%70assword=hunter2"),
         "host=127.0.0.1 port=1 user=postgres password=hunter2".to_owned(),
         "mysql://root:hunter2@db/x".to_owned(),
     ] {
@@ -314,7 +384,10 @@ fn no_command_prints_the_store_password() {
         );
         let stderr = text(&output.stderr);
         assert_ne!(output.status.code(), Some(0), "{url}: {stderr}");
-        assert!(!stderr.contains("hunter2"), "{url}: {stderr}");
+        assert!(
+            !stderr.contains("hunter2") && !stderr.contains("hun?ter"),
+            "{url}: {stderr}"
+        );
         assert!(!stderr.is_empty(), "{url}");
     }
 }

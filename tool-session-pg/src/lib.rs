@@ -263,11 +263,13 @@ impl PgStore {
     pub fn follow(&self, sessions: Vec<Session>) -> Result<Follower, SessionError> {
         let stop = Arc::new(AtomicBool::new(false));
         let errors = Arc::new(Mutex::new(None));
+        let failed = Arc::new(Mutex::new(None));
         let (listening, listened) = mpsc::sync_channel(1);
         let thread = {
             let store = self.clone();
             let stop = Arc::clone(&stop);
             let errors = Arc::clone(&errors);
+            let failed = Arc::clone(&failed);
             std::thread::Builder::new()
                 .name("toolhost-pg-follower".into())
                 .spawn(move || {
@@ -275,7 +277,8 @@ impl PgStore {
                     match store.listener() {
                         Ok(client) => {
                             let _ = listening.send(Ok(()));
-                            store.follow_loop(client, &sessions, &stop, &errors);
+                            let errors = (&*errors, &*failed);
+                            store.follow_loop(client, &sessions, &stop, errors);
                         }
                         Err(error) => {
                             let _ = listening.send(Err(error));
@@ -298,6 +301,7 @@ impl PgStore {
         Ok(Follower {
             stop,
             errors,
+            failed,
             thread: Some(thread),
         })
     }
@@ -317,12 +321,20 @@ impl PgStore {
         mut client: Client,
         sessions: &[Session],
         stop: &AtomicBool,
-        errors: &Mutex<Option<SessionError>>,
+        (errors, failed): (&Mutex<Option<SessionError>>, &Mutex<Option<SessionError>>),
     ) {
         let refresh_all = || {
             for session in sessions {
                 if let Err(error) = session.refresh() {
-                    *errors.lock().unwrap_or_else(|e| e.into_inner()) = Some(error);
+                    // A log that cannot be read on is a failure its reader must hear of (the
+                    // first one is kept); the last error of any kind is told too.
+                    *errors.lock().unwrap_or_else(|e| e.into_inner()) = Some(SessionError::Store {
+                        reason: format!("following session {}: {error}", session.id()),
+                    });
+                    let mut failure = failed.lock().unwrap_or_else(|e| e.into_inner());
+                    if failure.is_none() {
+                        *failure = Some(error);
+                    }
                 }
             }
         };
@@ -520,7 +532,7 @@ impl PgStore {
         let rows = conn
             .run(|client| {
                 client.query(
-                    "SELECT session_id, max(seq), min(time_ns), max(time_ns) FROM toolhost_events \
+                    "SELECT session_id, count(*), min(time_ns), max(time_ns) FROM toolhost_events \
                      GROUP BY session_id ORDER BY session_id",
                     &[],
                 )
@@ -584,6 +596,7 @@ impl PgStore {
 pub struct Follower {
     stop: Arc<AtomicBool>,
     errors: Arc<Mutex<Option<SessionError>>>,
+    failed: Arc<Mutex<Option<SessionError>>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -592,6 +605,13 @@ impl Follower {
     /// failed), taken.
     pub fn take_error(&self) -> Option<SessionError> {
         self.errors.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Why a followed session cannot be followed on, if it cannot: its log could not be read
+    /// (damaged rows, a gap), which waiting will not mend, unlike a lost connection the follower
+    /// reconnects. Taken.
+    pub fn take_failure(&self) -> Option<SessionError> {
+        self.failed.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
@@ -636,6 +656,20 @@ const EVENT_COLUMNS: &str = "seq, kind, time_ns, octet_length(data) AS len, \
      CASE WHEN octet_length(data) <= 67108864 THEN data END AS data";
 
 impl PgLog {
+    /// The error for a read that expected seq `expected` and found `found`.
+    fn gap(&self, expected: u64, found: u64) -> SessionError {
+        SessionError::Store {
+            reason: match expected {
+                1 => format!("session {}: its first event is {found}, not 1", self.id),
+                _ => format!(
+                    "session {}: event {found} follows event {}: the events between are missing",
+                    self.id,
+                    expected - 1
+                ),
+            },
+        }
+    }
+
     /// The session's id.
     pub fn id(&self) -> &str {
         &self.id
@@ -749,9 +783,8 @@ impl Log for PgLog {
         visit: &mut dyn FnMut(Event) -> ControlFlow<()>,
     ) -> Result<(), SessionError> {
         let mut next = seq.max(1);
-        // The first seq asked for may be past the end; from the first row on, seqs go up by
-        // one: a gap is damage (one writer writes a session, each seq after the last).
-        let mut contiguous = false;
+        // Seqs go up by one from the one asked for (rows past the end are none): a gap is
+        // damage, as one writer writes a session, each seq after the last.
         loop {
             let Ok(from) = i64::try_from(next) else {
                 return Ok(());
@@ -769,18 +802,9 @@ impl Log for PgLog {
             let full = rows.len() as i64 == PAGE;
             for row in &rows {
                 let event = self.event_of(row)?;
-                if contiguous && event.seq != next {
-                    return Err(SessionError::Store {
-                        reason: format!(
-                            "session {}: event {} follows event {}: the events between are \
-                             missing",
-                            self.id,
-                            event.seq,
-                            next - 1
-                        ),
-                    });
+                if event.seq != next {
+                    return Err(self.gap(next, event.seq));
                 }
-                contiguous = true;
                 next = event.seq + 1;
                 if visit(event).is_break() {
                     return Ok(());
@@ -794,11 +818,41 @@ impl Log for PgLog {
 
     fn recover(&self) -> Result<Recovered, SessionError> {
         let id = self.id.clone();
-        let rows = self.run(move |client| client.query(LATEST_PER_KIND, &[&id]))?;
+        // The seqs are checked whole as a file's are when it opens: 1 to the last, none missing
+        // (by the primary key's index, not the rows), in the snapshot the latest are read in.
+        let (count, first, last, rows) = self.run(move |client| {
+            let mut transaction = client
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let seqs = transaction.query_one(
+                "SELECT count(*), coalesce(min(seq), 1), coalesce(max(seq), 0) \
+                 FROM toolhost_events WHERE session_id = $1",
+                &[&id],
+            )?;
+            let rows = transaction.query(LATEST_PER_KIND, &[&id])?;
+            transaction.commit()?;
+            Ok((
+                seqs.get::<_, i64>(0),
+                seqs.get::<_, i64>(1),
+                seqs.get::<_, i64>(2),
+                rows,
+            ))
+        })?;
         let latest = rows
             .iter()
             .map(|row| self.event_of(row))
             .collect::<Result<Vec<_>, _>>()?;
+        if first != 1 || count != last {
+            return Err(SessionError::Store {
+                reason: format!(
+                    "session {}: its events are not seqs 1 to {last} without a gap: {count} \
+                     events, the first {first}",
+                    self.id
+                ),
+            });
+        }
         let next_seq = latest.iter().map(|event| event.seq).max().unwrap_or(0) + 1;
         Ok(Recovered::new(next_seq, latest))
     }
@@ -938,47 +992,76 @@ fn describe(error: &postgres::Error) -> String {
     }
 }
 
-/// `url` without its password: in the userinfo (`postgres://me:secret@…`), in the query
-/// (`?password=…`), or a `password=…` setting of the key=value form.
+/// `url` without its password: in the userinfo (`postgres://me:secret@…`, everything to the
+/// last `@`, which may follow a `?` or `/` of the password's), in the query (`?password=…`, its
+/// name percent-decoded as the driver decodes it), or a `password=…` setting of the key=value
+/// form.
 fn shown_url(url: &str) -> String {
+    let is_password = |key: &str| percent_decoded(key.trim()).eq_ignore_ascii_case("password");
     let Some(scheme) = url.find("://") else {
         return url
             .split(' ')
             .map(|setting| match setting.split_once('=') {
-                Some((key, _)) if key.trim().eq_ignore_ascii_case("password") => {
-                    format!("{key}=***")
-                }
+                Some((key, _)) if is_password(key) => format!("{key}=***"),
                 _ => setting.to_owned(),
             })
             .collect::<Vec<_>>()
             .join(" ");
     };
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (url, None),
-    };
-    let mut shown = match base.rfind('@') {
-        Some(at) if at > scheme => {
-            let credentials = &base[scheme + 3..at];
+    let (head, rest) = url.split_at(scheme + 3);
+    let mut shown = head.to_owned();
+    let rest = match rest.rfind('@') {
+        Some(at) => {
+            let credentials = &rest[..at];
             match credentials.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &base[..scheme + 3], &base[at..]),
-                None => base.to_owned(),
+                Some((user, _)) => {
+                    shown.push_str(user);
+                    shown.push_str(":***");
+                }
+                None => shown.push_str(credentials),
             }
+            &rest[at..]
         }
-        _ => base.to_owned(),
+        None => rest,
     };
+    let (base, query) = match rest.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (rest, None),
+    };
+    shown.push_str(base);
     if let Some(query) = query {
         shown.push('?');
         let pairs: Vec<String> = query
             .split('&')
             .map(|pair| match pair.split_once('=') {
-                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                Some((key, _)) if is_password(key) => format!("{key}=***"),
                 _ => pair.to_owned(),
             })
             .collect();
         shown.push_str(&pairs.join("&"));
     }
     shown
+}
+
+/// `text` with its `%XX` escapes decoded (bytes that are not UTF-8 as U+FFFD).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[at], bytes.get(at + 1), bytes.get(at + 2)) {
+            (b'%', Some(&high), Some(&low)) if hex(high).is_some() && hex(low).is_some() => {
+                out.push((hex(high).unwrap_or(0) * 16 + hex(low).unwrap_or(0)) as u8);
+                at += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -1004,6 +1087,15 @@ mod tests {
         assert_eq!(
             shown_url("host=db password=secret user=me"),
             "host=db password=*** user=me"
+        );
+        // A password holding `?`, `/` or `@` of its own; a query key percent-encoded.
+        assert_eq!(
+            shown_url("postgres://me:se?cr/et@A@127.0.0.1:1/db"),
+            "postgres://me:***@127.0.0.1:1/db"
+        );
+        assert_eq!(
+            shown_url("postgres://h/db?%70assword=s1&pass%77ord=s2&user=u"),
+            "postgres://h/db?%70assword=***&pass%77ord=***&user=u"
         );
     }
 

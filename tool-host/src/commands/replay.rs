@@ -59,6 +59,11 @@ pub(super) fn replay(
                 if matches!(store, Store::Files) {
                     session.refresh()?;
                 }
+                // A followed log that cannot be read on (damaged rows) stops the follower.
+                #[cfg(feature = "postgres")]
+                if let Some(failure) = _follower.as_ref().and_then(|f| f.take_failure()) {
+                    return Err(failure.into());
+                }
                 while let Some(event) = live.try_next()? {
                     write_event(&mut stdout, &event)?;
                 }
