@@ -36,11 +36,15 @@ pub struct Host {
     dialects: Vec<Dialect>,
 }
 
-/// One step of building the host's context: a service, or a plugin.
+/// One step of building the host's context: a service, a plugin, or a tool value.
 enum Setup {
     Provide(Box<dyn FnOnce(&mut Ctx)>),
     Plugin(fn(&mut Ctx) -> Result<(), LoadError>),
+    Tool(LoadTool),
 }
+
+/// Loads a tool value into the context.
+type LoadTool = Box<dyn FnOnce(&mut Ctx) -> Result<(), LoadError>>;
 
 impl Host {
     /// A host with no plugins yet, whose command line and messages go by `name`.
@@ -70,6 +74,16 @@ impl Host {
         self
     }
 
+    /// Serves a tool value: one built at run time ([`DynamicTool`](tool_runtime::DynamicTool)),
+    /// or any [`Tool`](tool_runtime::Tool) (see [`Ctx::tool`]). It loads with the plugins, in
+    /// the order given.
+    #[must_use]
+    pub fn tool(mut self, tool: impl tool_runtime::Tool) -> Self {
+        self.setup
+            .push(Setup::Tool(Box::new(move |ctx| ctx.tool(tool).map(drop))));
+        self
+    }
+
     /// Provides a host service the plugins may inject (see [`Ctx::provide`]).
     #[must_use]
     pub fn provide<T: Send + Sync + 'static>(mut self, service: T) -> Self {
@@ -96,6 +110,7 @@ impl Host {
             match step {
                 Setup::Provide(provide) => provide(&mut ctx),
                 Setup::Plugin(load) => load(&mut ctx)?,
+                Setup::Tool(load) => load(&mut ctx)?,
             }
         }
         Ok(ctx)

@@ -65,6 +65,14 @@ impl Ctx {
         Ok(self)
     }
 
+    /// Loads a tool value: one built at run time ([`DynamicTool`](crate::DynamicTool)), or any
+    /// [`Tool`](crate::Tool) a host made. A second tool of one name is refused, as it is for
+    /// plugins.
+    pub fn tool(&mut self, tool: impl crate::Tool) -> Result<&mut Self, LoadError> {
+        self.tools.register(tool)?;
+        Ok(self)
+    }
+
     /// Whether the host provides the service `key` names. The tool registry is always provided.
     pub fn provides(&self, key: &ServiceKey) -> bool {
         key.type_id() == TypeId::of::<ToolRegistry>() || self.tools.services.contains(key.type_id())

@@ -119,6 +119,7 @@ mod validate;
 // Agents, their sessions and the events in them.
 mod agent;
 mod blocking;
+mod dynamic;
 mod encodable;
 mod event;
 pub mod session;
@@ -133,6 +134,7 @@ pub use batch::ToolCall;
 pub use blocking::blocking;
 pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
+pub use dynamic::{Call, DynamicTool, DynamicToolBuilder};
 pub use error::{LoadError, SessionError, ToolError};
 pub use event::Event;
 pub use exec::Exec;

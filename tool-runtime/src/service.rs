@@ -79,7 +79,7 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Service<T> {
 }
 
 /// The services a host provides, by type, as the tool registry keeps them for its calls.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Services {
     by_type: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }

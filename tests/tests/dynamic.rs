@@ -1,0 +1,211 @@
+//! Tools defined at run time from a JSON schema keep the contract of `#[tool]` functions: their
+//! schema is checked when they are built, a model's bad arguments get the same texts a macro
+//! tool's get, and hosts load them beside plugins.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tool_runtime::{Agent, Ctx, Dialect, DynamicTool, Exec, LoadError, Session, Tool, ToolError};
+use tool_todo::TodoWrite;
+
+/// todo_write's own schema and description, served by a runtime-defined tool that records the
+/// list as todo_write does.
+fn todo_write_at_run_time() -> DynamicTool {
+    let definition = TodoWrite.definition();
+    DynamicTool::builder(
+        "todo_write",
+        definition.description(),
+        definition.input_schema().clone(),
+    )
+    .handler(|call, args: Value| -> Result<String, ToolError> {
+        let agent = call.require_agent()?;
+        agent
+            .session()
+            .append("todo/write", &args)
+            .map_err(|error| ToolError::new(error.to_string()))?;
+        Ok("recorded".to_owned())
+    })
+    .unwrap()
+}
+
+#[test]
+fn bad_arguments_get_the_texts_a_macro_tool_gives() {
+    let mut macro_ctx = Ctx::new();
+    macro_ctx.plugin::<TodoWrite>().unwrap();
+    let mut dynamic_ctx = Ctx::new();
+    dynamic_ctx.tool(todo_write_at_run_time()).unwrap();
+    let exec = Exec::for_agent(Agent::new("a", Session::in_memory()));
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let cases = [
+        r#"{"todos": 5}"#.to_owned(),
+        r#"{"todos": [{"content": "a", "status": "done"}]}"#.to_owned(),
+        r#"{"todos": [{"content": "a"}]}"#.to_owned(),
+        r#"{}"#.to_owned(),
+        r#"{"todos": [], "session": "other"}"#.to_owned(),
+        r#"{"todos": [], "todos": []}"#.to_owned(),
+        r#"{"todos": [{"content": "a", "content": "b", "status": "pending"}]}"#.to_owned(),
+        r#"{"todos": [1e400]}"#.to_owned(),
+        r#"{"todos": [{"content": "\ud800", "status": "pending"}]}"#.to_owned(),
+        r#"{"todos": "#.to_owned(),
+        "not json".to_owned(),
+        format!(r#"{{"todos": {deep}}}"#),
+        "x".repeat(2 << 20),
+    ];
+    for args in &cases {
+        let expected = macro_ctx.tools.call("todo_write", &exec, args).wait();
+        let got = dynamic_ctx.tools.call("todo_write", &exec, args).wait();
+        assert!(expected.is_error, "{args:.80}");
+        assert_eq!(got, expected, "{args:.80}");
+    }
+    // Good arguments reach the handler, parsed.
+    let out = dynamic_ctx
+        .tools
+        .call("todo_write", &exec, r#"{"todos": []}"#)
+        .wait();
+    assert_eq!(out.text, "recorded");
+    // The handler's context: a call with no agent is refused as todo_write refuses it.
+    let out = dynamic_ctx
+        .tools
+        .call("todo_write", &Exec::new(), r#"{"todos": []}"#)
+        .wait();
+    assert_eq!(
+        out.text,
+        "Error: todo_write requires an owning agent session"
+    );
+}
+
+#[test]
+fn what_the_runtime_cannot_enforce_is_refused_when_the_tool_is_built() {
+    let build = |schema: Value| {
+        DynamicTool::builder("probe", "Probes.", schema)
+            .handler(|_, _| "ok")
+            .unwrap_err()
+    };
+    let reason = |error: LoadError| match error {
+        LoadError::Schema { tool, reason } => {
+            assert_eq!(tool, "probe");
+            reason
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        reason(build(json!({"type": "object", "properties": {
+            "a": {"type": "string", "if": {"minLength": 2}, "then": {"maxLength": 3}}}}))),
+        "`if` at arguments.a is a keyword the runtime does not enforce"
+    );
+    assert_eq!(
+        reason(build(json!({"type": "object", "properties": {
+            "list": {"type": "array", "items": {"type": "object", "patternProperties": {}}}}}))),
+        "`patternProperties` at arguments.list is a keyword the runtime does not enforce"
+    );
+    assert!(
+        reason(build(json!({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "(?=x)x"}}})))
+        .contains("(?=x)x"),
+    );
+    assert!(
+        reason(build(json!({"type": "object", "properties": {
+            "a": {"type": "string", "format": "colour"}}})))
+        .starts_with("the format \"colour\" at arguments.a is not one the runtime knows"),
+    );
+    assert_eq!(
+        reason(build(json!({"type": "array"}))),
+        "the input schema must be an object's (`\"type\": \"object\"`)"
+    );
+    let error = DynamicTool::builder("not a name", "x", json!({"type": "object"}))
+        .handler(|_, _| "ok")
+        .unwrap_err();
+    assert!(error.to_string().contains("is not a tool name"), "{error}");
+}
+
+#[test]
+fn the_host_s_dialects_apply_and_names_are_one_each() {
+    let map = || {
+        DynamicTool::builder(
+            "tag",
+            "Tags.",
+            json!({"type": "object", "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+        )
+        .handler(|_, args: Value| args.to_string())
+        .unwrap()
+    };
+    let mut ctx = Ctx::new();
+    ctx.tools
+        .require_dialects(&[Dialect::OpenAiStrict])
+        .unwrap();
+    assert!(matches!(
+        ctx.tool(map()).unwrap_err(),
+        LoadError::Dialect(ref error) if error.tool == "tag"
+    ));
+    let mut ctx = Ctx::new();
+    ctx.tool(map()).unwrap();
+    assert!(matches!(
+        ctx.tool(map()).unwrap_err(),
+        LoadError::DuplicateTool { ref name } if name == "tag"
+    ));
+    // A host takes tool values beside plugins.
+    let ctx = tool_host::Host::new("mixed")
+        .plugin::<TodoWrite>()
+        .tool(map())
+        .ctx()
+        .unwrap();
+    assert_eq!(ctx.tools.names().collect::<Vec<_>>(), ["todo_write", "tag"]);
+}
+
+#[test]
+fn raw_and_async_handlers_and_deadlines() {
+    let echo = DynamicTool::builder(
+        "echo",
+        "Echoes its arguments' text.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    )
+    .raw_handler(|_, args: &str| args.to_owned())
+    .unwrap();
+    let wait = DynamicTool::builder(
+        "wait",
+        "Waits.",
+        json!({"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}},
+               "required": ["ms"]}),
+    )
+    .timeout(Duration::from_millis(200))
+    .async_handler(|call, args: Value| async move {
+        let ms = args["ms"].as_u64().unwrap_or(0);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        format!("{} waited {ms} ms", call.tool())
+    })
+    .unwrap();
+    let mut ctx = Ctx::new();
+    ctx.tool(echo).unwrap().tool(wait).unwrap();
+    // The raw text, as the model sent it, once it passed the schema.
+    let args = r#"{ "text" : "a\u0062c" }"#;
+    assert_eq!(ctx.tools.call("echo", &Exec::new(), args).wait().text, args);
+    assert_eq!(
+        ctx.tools
+            .call("echo", &Exec::new(), r#"{"text": 1}"#)
+            .wait()
+            .text,
+        "Error: invalid arguments: text: expected a string, got 1"
+    );
+    assert_eq!(
+        ctx.tools
+            .call("wait", &Exec::new(), r#"{"ms": 5}"#)
+            .wait()
+            .text,
+        "wait waited 5 ms"
+    );
+    assert_eq!(
+        ctx.tools
+            .call("wait", &Exec::new(), r#"{"ms": 5000}"#)
+            .wait()
+            .text,
+        "Error: wait timed out after 200 ms"
+    );
+    assert_eq!(
+        ctx.tools
+            .call("wait", &Exec::new(), r#"{"ms": -1}"#)
+            .wait()
+            .text,
+        "Error: invalid arguments: ms: expected an integer of at least 0, got -1"
+    );
+}

@@ -1,0 +1,543 @@
+//! Tools defined at run time: [`DynamicTool`].
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::agent::Agent;
+use crate::cancel::Cancel;
+use crate::error::LoadError;
+use crate::exec::Exec;
+use crate::future::ToolFuture;
+use crate::output::{IntoToolOutput, ToolOutput};
+use crate::progress::Progress;
+use crate::schema::{Annotations, Definition};
+use crate::service::Service;
+use crate::tool::{Invocation, Tool};
+
+/// A tool defined at run time: a name, a description and a JSON schema known only when the host
+/// runs (from a config file, a plugin, an OpenAPI document, another MCP server), with a handler.
+///
+/// They keep the contract of a `#[tool]` function: the schema is checked when the tool is built
+/// (a keyword the runtime does not enforce, a look-around pattern, a recursive reference: a
+/// [`LoadError`] naming the tool and the construct), a model's arguments are validated against it
+/// before the handler runs, with the same path-aware texts (`Error: invalid arguments: todos[1]:
+/// …`), and the host's dialects, caps, deadlines and cancellation apply as to any tool.
+///
+/// ```
+/// use serde_json::{Value, json};
+/// use tool_runtime::{Ctx, DynamicTool, Exec};
+///
+/// let greet = DynamicTool::builder(
+///     "greet",
+///     "Greets someone by name.",
+///     json!({
+///         "type": "object",
+///         "properties": {"name": {"type": "string", "minLength": 1}},
+///         "required": ["name"],
+///         "additionalProperties": false
+///     }),
+/// )
+/// .handler(|_call, args: Value| format!("Hello, {}!", args["name"].as_str().unwrap_or("")))
+/// .unwrap();
+///
+/// let mut ctx = Ctx::new();
+/// ctx.tool(greet).unwrap();
+/// let out = ctx.tools.call("greet", &Exec::new(), r#"{"name": "Ada"}"#).wait();
+/// assert_eq!(out.text, "Hello, Ada!");
+/// let out = ctx.tools.call("greet", &Exec::new(), r#"{"name": ""}"#).wait();
+/// assert_eq!(
+///     out.text,
+///     "Error: invalid arguments: name: expected a string of at least 1 characters, got a \
+///      string of 0 characters"
+/// );
+/// ```
+pub struct DynamicTool {
+    definition: Definition,
+    handler: Handler,
+}
+
+type ValueFn = dyn Fn(&Call, Value) -> ToolOutput + Send + Sync;
+type RawFn = dyn Fn(&Call, &str) -> ToolOutput + Send + Sync;
+type AsyncFn =
+    dyn Fn(Call, Value) -> std::pin::Pin<Box<dyn Future<Output = ToolOutput> + Send>> + Send + Sync;
+
+enum Handler {
+    Value(Arc<ValueFn>),
+    Raw(Arc<RawFn>),
+    Async(Arc<AsyncFn>),
+}
+
+/// What a runtime-defined tool's handler knows of its call besides the arguments: the context
+/// parameters a `#[tool]` function declares ([`Exec`], [`Agent`], [`Cancel`], [`Progress`], a
+/// host [`Service`]).
+pub struct Call {
+    exec: Exec,
+    cancel: Cancel,
+    progress: Progress,
+    services: crate::service::Services,
+    tool: String,
+}
+
+impl Call {
+    fn of(invocation: &Invocation<'_>) -> Self {
+        Call {
+            exec: invocation.exec.clone(),
+            cancel: invocation.cancel.clone(),
+            progress: Progress::new(
+                invocation.exec.progress.as_ref(),
+                invocation.tool,
+                invocation.exec.call_id.as_deref(),
+            ),
+            services: invocation.services.clone(),
+            tool: invocation.tool.to_owned(),
+        }
+    }
+
+    /// The host's context for the call.
+    pub fn exec(&self) -> &Exec {
+        &self.exec
+    }
+
+    /// The owning agent, if the call has one.
+    pub fn agent(&self) -> Option<&Agent> {
+        self.exec.agent.as_ref()
+    }
+
+    /// The owning agent, or the error a `#[tool]` function with an `Agent` parameter answers
+    /// (`Error: <tool> requires an owning agent session`, returned as the handler's error).
+    pub fn require_agent(&self) -> Result<&Agent, crate::ToolError> {
+        self.agent().ok_or_else(|| {
+            crate::ToolError::new(format!("{} requires an owning agent session", self.tool))
+        })
+    }
+
+    /// The call's cancellation: the host's, or its deadline's.
+    pub fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+
+    /// Where the call reports its progress.
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    /// The host service of type `T`, if the host provided one.
+    pub fn service<T: Send + Sync + 'static>(&self) -> Option<Service<T>> {
+        self.services.get::<T>()
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+}
+
+impl fmt::Debug for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Call")
+            .field("tool", &self.tool)
+            .field("exec", &self.exec)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parts of a [`DynamicTool`] before its handler: see [`DynamicTool::builder`].
+#[derive(Debug)]
+#[must_use = "a tool is built by one of the handler methods"]
+pub struct DynamicToolBuilder {
+    name: String,
+    description: String,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    annotations: Annotations,
+    timeout: Option<Duration>,
+}
+
+impl DynamicTool {
+    /// A tool named `name` (as the model sees it), described to the model by `description`
+    /// (byte for byte), whose arguments `input_schema` describes: a JSON Schema of an object.
+    pub fn builder(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> DynamicToolBuilder {
+        DynamicToolBuilder {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            output_schema: None,
+            annotations: Annotations::new(),
+            timeout: None,
+        }
+    }
+}
+
+impl DynamicToolBuilder {
+    /// The schema of the data the tool returns: its results are then data, their text the
+    /// data's JSON (MCP's `structuredContent`).
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// What the tool declares of itself: a title and behaviour hints.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// A human-readable title (MCP's `title`).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.annotations = self.annotations.with_title(title.into());
+        self
+    }
+
+    /// How long a call may run (an async handler's): past it the call answers that it timed
+    /// out and its [`Cancel`] is cancelled.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The tool, whose handler takes the arguments as a JSON value, checked against the schema.
+    pub fn handler<O: IntoToolOutput>(
+        self,
+        handler: impl Fn(&Call, Value) -> O + Send + Sync + 'static,
+    ) -> Result<DynamicTool, LoadError> {
+        self.build(Handler::Value(Arc::new(move |call, args| {
+            handler(call, args).into_tool_output()
+        })))
+    }
+
+    /// The tool, whose handler takes the arguments as the JSON text the model sent, checked
+    /// against the schema (for a handler that forwards it, to another server say, unchanged).
+    pub fn raw_handler<O: IntoToolOutput>(
+        self,
+        handler: impl Fn(&Call, &str) -> O + Send + Sync + 'static,
+    ) -> Result<DynamicTool, LoadError> {
+        self.build(Handler::Raw(Arc::new(move |call, args| {
+            handler(call, args).into_tool_output()
+        })))
+    }
+
+    /// The tool, whose handler is async: awaited by an async host, driven on a runtime by a
+    /// synchronous one, as an `async fn` tool is.
+    pub fn async_handler<O, F>(
+        self,
+        handler: impl Fn(Call, Value) -> F + Send + Sync + 'static,
+    ) -> Result<DynamicTool, LoadError>
+    where
+        O: IntoToolOutput,
+        F: Future<Output = O> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        self.build(Handler::Async(Arc::new(move |call, args| {
+            let future = handler(call, args);
+            Box::pin(async move { future.await.into_tool_output() })
+        })))
+    }
+
+    fn build(self, handler: Handler) -> Result<DynamicTool, LoadError> {
+        let schema_error = |reason: String| LoadError::Schema {
+            tool: self.name.clone(),
+            reason,
+        };
+        if !valid_name(&self.name) {
+            return Err(schema_error(format!(
+                "{} is not a tool name: a letter or `_`, then at most 63 letters, digits, `_` \
+                 or `-` (the rule #[tool] holds names to)",
+                crate::text::quote(&self.name)
+            )));
+        }
+        match self.input_schema.get("type") {
+            Some(Value::String(kind)) if kind == "object" => {}
+            _ => {
+                return Err(schema_error(
+                    "the input schema must be an object's (`\"type\": \"object\"`)".to_owned(),
+                ));
+            }
+        }
+        unenforced(&self.input_schema, "arguments").map_err(schema_error)?;
+        let mut definition = Definition::new(
+            self.name.clone(),
+            self.description.clone(),
+            self.input_schema.clone(),
+        )
+        .with_annotations(self.annotations.clone());
+        if let Some(schema) = &self.output_schema {
+            definition = definition.with_output_schema(schema.clone());
+        }
+        if let Some(timeout) = self.timeout {
+            definition = definition.with_timeout(timeout);
+        }
+        if let Some(reason) = definition.schema_error() {
+            return Err(schema_error(reason.to_owned()));
+        }
+        Ok(DynamicTool {
+            definition,
+            handler,
+        })
+    }
+}
+
+/// The keywords the runtime reads (see the validator) and the annotations it shows; anything
+/// else in a schema would be promised to the model and not kept.
+const KNOWN: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "propertyNames",
+    "dependentRequired",
+    "minProperties",
+    "maxProperties",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "format",
+    // Annotations: shown, asserting nothing.
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$schema",
+    "$id",
+    "nullable",
+];
+
+/// The formats a schema may name: JSON Schema 2020-12's (which `#[tool(assert_formats)]`
+/// checks), and the integer and number formats schemars writes for Rust's types.
+const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+    "uuid",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "int",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint",
+    "float",
+    "double",
+];
+
+/// The first keyword of `schema` the runtime would not enforce, with where it is.
+fn unenforced(schema: &Value, path: &str) -> Result<(), String> {
+    let Value::Object(object) = schema else {
+        return match schema {
+            Value::Bool(_) => Ok(()),
+            _ => Err(format!("{path} is not a schema")),
+        };
+    };
+    if let Some(keyword) = object.keys().find(|key| !KNOWN.contains(&key.as_str())) {
+        return Err(format!(
+            "`{keyword}` at {path} is a keyword the runtime does not enforce"
+        ));
+    }
+    if let Some(format) = object.get("format") {
+        match format.as_str() {
+            Some(name) if FORMATS.contains(&name) => {}
+            _ => {
+                return Err(format!(
+                    "the format {format} at {path} is not one the runtime knows ({})",
+                    FORMATS.join(", ")
+                ));
+            }
+        }
+    }
+    let subschemas = |key: &str| -> Vec<(String, &Value)> {
+        match object.get(key) {
+            Some(Value::Object(members)) if key == "properties" => members
+                .iter()
+                .map(|(name, schema)| (format!("{path}.{name}"), schema))
+                .collect(),
+            Some(Value::Array(branches)) if key != "required" && key != "enum" => branches
+                .iter()
+                .enumerate()
+                .map(|(index, schema)| (format!("{path}[{index}]"), schema))
+                .collect(),
+            Some(schema @ (Value::Object(_) | Value::Bool(_))) => vec![(path.to_owned(), schema)],
+            _ => Vec::new(),
+        }
+    };
+    for key in [
+        "properties",
+        "items",
+        "prefixItems",
+        "additionalProperties",
+        "propertyNames",
+        "anyOf",
+        "oneOf",
+        "allOf",
+    ] {
+        for (at, subschema) in subschemas(key) {
+            unenforced(subschema, &at)?;
+        }
+    }
+    Ok(())
+}
+
+impl Tool for DynamicTool {
+    fn definition(&self) -> &Definition {
+        &self.definition
+    }
+
+    fn call<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        let mut args = match crate::args::parse_args::<Args>(&self.definition, call.args) {
+            Ok(Args(args)) => args,
+            Err(refused) => return ToolFuture::ready(refused),
+        };
+        // No types stand behind the schema: all of it is checked, in the words and order a
+        // macro tool's refusal has.
+        let schema = self.definition.checked_schema();
+        if let Some(violation) = crate::validate::first_violation(schema, &args) {
+            return ToolFuture::ready(crate::refusal::invalid_args(
+                &violation.path,
+                violation.message,
+            ));
+        }
+        // An integer written `2.0` is one, as JSON Schema counts: the handler reads `2`.
+        crate::validate::coerce_integers(schema, &mut args);
+        match &self.handler {
+            Handler::Value(handler) => ToolFuture::ready(handler(&Call::of(&call), args)),
+            Handler::Raw(handler) => ToolFuture::ready(handler(&Call::of(&call), call.args)),
+            Handler::Async(handler) => ToolFuture::boxed(handler(Call::of(&call), args)),
+        }
+    }
+}
+
+impl fmt::Debug for DynamicTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTool")
+            .field("name", &self.definition.name())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The rule `#[tool]` holds names to: a letter or `_`, then at most 63 letters, digits, `_` or
+/// `-`.
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.len() <= 64
+}
+
+/// The arguments as a JSON value, read as strictly as a `#[tool]` function's: a member named
+/// twice is refused (`duplicate field`), where a plain [`Value`] keeps the last.
+struct Args(Value);
+
+impl<'de> serde::Deserialize<'de> for Args {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ArgsVisitor).map(Args)
+    }
+}
+
+struct ArgsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ArgsVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Args(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if members.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate field `{key}`"
+                )));
+            }
+            let Args(value) = map.next_value()?;
+            members.insert(key, value);
+        }
+        Ok(Value::Object(members))
+    }
+}
