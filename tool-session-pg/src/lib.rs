@@ -910,7 +910,6 @@ impl Conn {
         let (jobs, queue) = mpsc::channel::<Job>();
         let (connected, ready) = mpsc::sync_channel(1);
         let closed = Arc::new(AtomicBool::new(false));
-        let closed_here = Arc::clone(&closed);
         std::thread::Builder::new()
             .name("toolhost-pg".into())
             .spawn(move || {
@@ -925,7 +924,6 @@ impl Conn {
                 // Until the last handle is gone; the client is dropped (closed) here.
                 for job in queue {
                     job(&mut client);
-                    closed_here.store(client.is_closed(), Ordering::Relaxed);
                 }
             })
             .map_err(|error| SessionError::Store {
@@ -944,9 +942,14 @@ impl Conn {
         job: impl FnOnce(&mut Client) -> R + Send + 'static,
     ) -> Result<R, ConnGone> {
         let (done, result) = mpsc::sync_channel(1);
+        let closed = Arc::clone(&self.closed);
         self.jobs
             .send(Box::new(move |client| {
-                let _ = done.send(job(client));
+                let out = job(client);
+                // Before the result is sent: a caller reading it asks at once whether the
+                // connection is closed (a lost connection's error says so).
+                closed.store(client.is_closed(), Ordering::Relaxed);
+                let _ = done.send(out);
             }))
             .map_err(|_| ConnGone)?;
         result.recv().map_err(|_| ConnGone)
