@@ -54,7 +54,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -877,21 +877,20 @@ impl Log for PgLog {
     }
 }
 
-/// A connection to the database, on a thread of its own.
+/// A connection to the database, with a thread of its own.
 ///
 /// The `postgres` client drives a tokio runtime of its own with `block_on` on the thread that
 /// calls it, which panics on a thread already inside a runtime: an async host's worker, a
-/// current-thread runtime's `block_on`, a task being dropped. Each connection here lives on a
-/// thread of its own and is sent its statements there, so the store works from any thread, sync
-/// or async, and a connection is closed (a writer's lease released) on its own thread when its
-/// last handle is dropped, wherever that is.
+/// current-thread runtime's `block_on`, a task being dropped. A caller in no runtime runs its
+/// statements on its own thread (no hop, the driver's own cost); a caller in a runtime sends them
+/// to the connection's thread. The client is connected and closed (a writer's lease released) on
+/// that thread, wherever its last handle is dropped.
 struct Conn {
+    client: Arc<Mutex<Option<Client>>>,
     jobs: mpsc::Sender<Job>,
-    /// Whether the client's connection was closed, as it stood after the last statement.
-    closed: Arc<AtomicBool>,
 }
 
-type Job = Box<dyn FnOnce(&mut Client) + Send>;
+type Job = Box<dyn FnOnce() + Send>;
 
 /// A connection's thread ended (it panicked, or could not run).
 #[derive(Debug)]
@@ -903,60 +902,73 @@ impl std::fmt::Display for ConnGone {
     }
 }
 
+fn lock_client(client: &Mutex<Option<Client>>) -> MutexGuard<'_, Option<Client>> {
+    client.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Conn {
-    /// Connects to `store`'s database on a new thread.
+    /// Connects to `store`'s database on the connection's new thread.
     fn open(store: &PgStore) -> Result<Conn, SessionError> {
         let config = store.config.clone();
         let (jobs, queue) = mpsc::channel::<Job>();
         let (connected, ready) = mpsc::sync_channel(1);
-        let closed = Arc::new(AtomicBool::new(false));
+        let client: Arc<Mutex<Option<Client>>> = Arc::new(Mutex::new(None));
+        let owned = Arc::clone(&client);
         std::thread::Builder::new()
             .name("toolhost-pg".into())
             .spawn(move || {
-                let mut client = match config.connect(NoTls) {
-                    Ok(client) => client,
+                match config.connect(NoTls) {
+                    Ok(connected_client) => {
+                        *lock_client(&owned) = Some(connected_client);
+                        let _ = connected.send(Ok(()));
+                    }
                     Err(error) => {
                         let _ = connected.send(Err(error));
                         return;
                     }
-                };
-                let _ = connected.send(Ok(()));
-                // Until the last handle is gone; the client is dropped (closed) here.
-                for job in queue {
-                    job(&mut client);
                 }
+                // Until the last handle is gone; then the client is closed here.
+                for job in queue {
+                    job();
+                }
+                let client = lock_client(&owned).take();
+                drop(client);
             })
             .map_err(|error| SessionError::Store {
                 reason: format!("{}: cannot start a connection: {error}", store.shown),
             })?;
         match ready.recv() {
-            Ok(Ok(())) => Ok(Conn { jobs, closed }),
+            Ok(Ok(())) => Ok(Conn { client, jobs }),
             Ok(Err(error)) => Err(store.error(&error)),
             Err(_) => Err(store.lost(&ConnGone)),
         }
     }
 
-    /// Runs `job` on the connection's thread and waits for its result.
+    /// Runs `job` on the client: on this thread when it is in no async runtime, else on the
+    /// connection's thread, waiting for the result.
     fn run<R: Send + 'static>(
         &self,
         job: impl FnOnce(&mut Client) -> R + Send + 'static,
     ) -> Result<R, ConnGone> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            let mut client = lock_client(&self.client);
+            return client.as_mut().map(job).ok_or(ConnGone);
+        }
         let (done, result) = mpsc::sync_channel(1);
-        let closed = Arc::clone(&self.closed);
+        let client = Arc::clone(&self.client);
         self.jobs
-            .send(Box::new(move |client| {
-                let out = job(client);
-                // Before the result is sent: a caller reading it asks at once whether the
-                // connection is closed (a lost connection's error says so).
-                closed.store(client.is_closed(), Ordering::Relaxed);
+            .send(Box::new(move || {
+                let out = lock_client(&client).as_mut().map(job);
                 let _ = done.send(out);
             }))
             .map_err(|_| ConnGone)?;
-        result.recv().map_err(|_| ConnGone)
+        result.recv().ok().flatten().ok_or(ConnGone)
     }
 
     fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::Relaxed)
+        lock_client(&self.client)
+            .as_ref()
+            .is_none_or(Client::is_closed)
     }
 }
 
