@@ -119,7 +119,12 @@ pub struct PgStore {
     /// Announces appends to followers, off the appends' commit path; started by the first
     /// writer.
     notifier: Arc<OnceLock<mpsc::Sender<(String, u64)>>>,
+    /// Connections of closed logs, their leases released, kept for the next logs opened.
+    idle: Arc<Mutex<Vec<Conn>>>,
 }
+
+/// How many connections of closed logs a store keeps for the next.
+const IDLE_CONNECTIONS: usize = 32;
 
 impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +158,7 @@ impl PgStore {
             config,
             shown: shown_url(url),
             notifier: Arc::new(OnceLock::new()),
+            idle: Arc::new(Mutex::new(Vec::new())),
         };
         let conn = Conn::open(&store)?;
         let migrated = conn.run(|client| -> Result<Option<i32>, postgres::Error> {
@@ -201,7 +207,7 @@ impl PgStore {
         mode: OpenMode,
         durability: Durability,
     ) -> Result<PgLog, SessionError> {
-        let conn = Conn::open(self)?;
+        let conn = self.idle_or_new()?;
         let commit = match durability {
             Durability::Flush => "off",
             _ => "on",
@@ -241,6 +247,43 @@ impl PgStore {
             });
         }
         Ok(log)
+    }
+
+    /// A connection a closed log left, else a new one.
+    fn idle_or_new(&self) -> Result<Conn, SessionError> {
+        loop {
+            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            match idle {
+                Some(conn) if conn.is_closed() => continue,
+                Some(conn) => return Ok(conn),
+                None => return Conn::open(self),
+            }
+        }
+    }
+
+    /// Keeps the connection of a closed log for the next, its lease on session `leased`
+    /// released first; a connection that cannot release it is closed, which does.
+    fn keep_idle(&self, conn: Conn, leased: Option<String>) {
+        let released = match leased {
+            None => true,
+            Some(id) => matches!(
+                conn.run(move |client| {
+                    client
+                        .query_one(
+                            "SELECT pg_advisory_unlock(hashtextextended($1, 7358001))",
+                            &[&id],
+                        )
+                        .map(|row| row.get::<_, bool>(0))
+                }),
+                Ok(Ok(true))
+            ),
+        };
+        if released && !conn.is_closed() {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            if idle.len() < IDLE_CONNECTIONS {
+                idle.push(conn);
+            }
+        }
     }
 
     /// Opens session `id` through `hub` (so `hub.subscribe()` sees it), as
@@ -655,6 +698,21 @@ impl std::fmt::Debug for PgLog {
 const EVENT_COLUMNS: &str = "seq, kind, time_ns, octet_length(data) AS len, \
      CASE WHEN octet_length(data) <= 67108864 THEN data END AS data";
 
+impl Drop for PgLog {
+    /// The log's connection goes back to its store for the next log, the lease released (a
+    /// round trip, off an async worker as every statement is).
+    fn drop(&mut self) {
+        let conn = self
+            .conn
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let leased = (self.mode != OpenMode::Read).then(|| self.id.clone());
+        let store = self.store.clone();
+        tool_runtime::blocking(move || store.keep_idle(conn, leased));
+    }
+}
+
 impl PgLog {
     /// The error for a read that expected seq `expected` and found `found`.
     fn gap(&self, expected: u64, found: u64) -> SessionError {
@@ -885,6 +943,7 @@ impl Log for PgLog {
 /// statements on its own thread (no hop, the driver's own cost); a caller in a runtime sends them
 /// to the connection's thread. The client is connected and closed (a writer's lease released) on
 /// that thread, wherever its last handle is dropped.
+#[derive(Clone)]
 struct Conn {
     client: Arc<Mutex<Option<Client>>>,
     jobs: mpsc::Sender<Job>,
