@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-#[cfg(feature = "agent")]
+#[cfg(any(feature = "agent", feature = "http"))]
 use clap::Args;
 use clap::{Parser, Subcommand, ValueEnum};
 use tool_runtime::Dialect;
@@ -67,17 +67,24 @@ pub(crate) enum Command {
         #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
         session: Option<PathBuf>,
     },
-    /// Serve the tools over MCP on standard input and output.
+    /// Serve the tools over MCP on standard input and output, or over Streamable HTTP.
     ///
-    /// The connection is one agent session, persisted as a JSON Lines file: a new one in the
-    /// session directory, or the one `--session` names. Messages go to standard error.
+    /// On stdio the connection is one agent session, persisted as a JSON Lines file: a new one
+    /// in the session directory, or the one `--session` names. With `--http`, each MCP session
+    /// (protocol 2025-03-26 to 2025-11-25, `initialize`) is an agent session of its own id, and a
+    /// stateless request (2026-07-28) names its session with the `Toolhost-Session` header or
+    /// `_meta` `toolhost/session`; on PostgreSQL any number of replicas serve one store.
+    /// Messages go to standard error.
     #[cfg(feature = "mcp")]
     Mcp {
+        #[cfg(feature = "http")]
+        #[command(flatten)]
+        http: HttpArgs,
         /// Where new sessions are kept. Default: `$XDG_STATE_HOME/<host>/sessions`, or
         /// `~/.local/state/<host>/sessions`, `<host>` being this program's name.
         #[arg(long, value_name = "DIR")]
         session_dir: Option<PathBuf>,
-        /// Resume the session persisted in this file (created if absent).
+        /// Resume the session persisted in this file (created if absent). Not with `--http`.
         #[arg(long, value_name = "FILE", conflicts_with = "session_dir")]
         session: Option<PathBuf>,
         /// The largest arguments of one call, in bytes; larger ones get an error result. At
@@ -233,6 +240,31 @@ pub(crate) enum Format {
     Json,
     /// The ACP `session/update` notification showing the list as the session's plan.
     Acp,
+}
+
+/// `toolhost mcp --http` and its options.
+#[cfg(feature = "http")]
+#[derive(Args, Debug)]
+pub(crate) struct HttpArgs {
+    /// Serve Streamable HTTP on this address: `PORT` (on 127.0.0.1), `IP:PORT` or
+    /// `localhost:PORT`; port 0 takes a free one. The address served is printed on standard
+    /// error.
+    #[arg(long, value_name = "ADDR", value_parser = mcp::http::parse_addr, conflicts_with = "session")]
+    pub(crate) http: Option<std::net::SocketAddr>,
+    /// The endpoint's path.
+    #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "http")]
+    pub(crate) http_path: String,
+    /// Serve browser pages of this origin (`https://app.example.com:443`, `:*` for any port)
+    /// besides loopback ones; any other `Origin` is refused (403). May be repeated.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub(crate) allow_origin: Vec<String>,
+    /// Serve requests whose `Host` is this name (or `name:port`) besides loopback names and
+    /// the address bound; any other is refused (403). May be repeated.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub(crate) allow_host: Vec<String>,
+    /// On SIGTERM or Ctrl-C, how long calls in flight may finish before they are cancelled.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration, requires = "http")]
+    pub(crate) shutdown_grace: std::time::Duration,
 }
 
 #[cfg(feature = "agent")]

@@ -72,11 +72,34 @@ pub(crate) fn run(
         Command::Agent(args) => agent::agent(name, ctx, store, args),
         #[cfg(feature = "mcp")]
         Command::Mcp {
+            #[cfg(feature = "http")]
+                http:
+                crate::cli::HttpArgs {
+                    http: Some(addr),
+                    http_path,
+                    allow_origin,
+                    allow_host,
+                    shutdown_grace,
+                },
+            session_dir,
+            ..
+        } => {
+            let mut options = crate::mcp::http::HttpOptions::default()
+                .path(&http_path)
+                .grace(shutdown_grace);
+            for origin in &allow_origin {
+                options = options.allow_origin(origin);
+            }
+            for host in &allow_host {
+                options = options.allow_host(host);
+            }
+            serve_http(name, ctx, store, session_dir, addr, options)
+        }
+        #[cfg(feature = "mcp")]
+        Command::Mcp {
             session_dir,
             session,
-            max_args_bytes: _,
-            max_result_bytes: _,
-            tool_timeout: _,
+            ..
         } => {
             let (session, path) =
                 open_or_create(name, store, &ctx.sessions, session_dir, session, "mcp")?;
@@ -95,6 +118,68 @@ pub(crate) fn run(
             served?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `mcp --http`: serves the endpoint until SIGTERM or Ctrl-C.
+#[cfg(feature = "http")]
+fn serve_http(
+    name: &str,
+    ctx: &Arc<Ctx>,
+    store: &Store,
+    session_dir: Option<PathBuf>,
+    addr: std::net::SocketAddr,
+    options: crate::mcp::http::HttpOptions,
+) -> Result<ExitCode, HostError> {
+    use crate::mcp::http::HttpSessions;
+    let hub = ctx.sessions.clone();
+    let (sessions, shown) = match store {
+        Store::Files => {
+            let dir = SessionDir::new(session_dir.unwrap_or_else(|| default_session_dir(name)))?;
+            let shown = dir.path().display().to_string();
+            (HttpSessions::files(hub, dir), shown)
+        }
+        #[cfg(feature = "postgres")]
+        Store::Postgres(pg) => (
+            HttpSessions::postgres(hub, pg.as_ref().clone()),
+            pg.url().to_owned(),
+        ),
+    };
+    let server = crate::mcp::McpServer::for_http(Arc::clone(ctx), sessions)?.with_name(name);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|error| HostError::Input(format!("cannot listen on {addr}: {error}")))?;
+        let local = listener.local_addr()?;
+        crate::note!(
+            "{name} mcp: serving http://{local}{} (sessions: {shown})",
+            options.endpoint()
+        );
+        server.serve_http(listener, options, stop_signal()).await
+    });
+    runtime.shutdown_timeout(ABANDONED_CALLS_GRACE);
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// SIGTERM or Ctrl-C (SIGINT).
+#[cfg(feature = "http")]
+async fn stop_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
     }
 }
 

@@ -18,6 +18,8 @@
 //! sent is the current one. (rmcp runs each request in a task of its own; each call waits for
 //! every call that arrived before it to finish.)
 
+#[cfg(feature = "http")]
+pub mod http;
 mod order;
 pub mod transport;
 
@@ -45,13 +47,31 @@ use tool_runtime::{Agent, Cancel, Ctx, Dialect, Exec, ProgressUpdate};
 use crate::HostError;
 use transport::RawCall;
 
-/// Serves one MCP connection.
+/// Serves one MCP connection, or (with the `http` feature) an HTTP endpoint.
 #[derive(Clone)]
 pub struct McpServer {
     ctx: Arc<Ctx>,
-    agent: Agent,
+    agents: Agents,
     tools: Arc<Vec<Tool>>,
     name: Arc<str>,
+    calls: Calls,
+}
+
+/// Whose calls a server runs.
+#[derive(Clone)]
+enum Agents {
+    /// One agent's: a connection's.
+    One(Agent),
+    /// Each request's own: an HTTP endpoint's.
+    #[cfg(feature = "http")]
+    PerRequest(Arc<http::HttpSessions>),
+}
+
+/// The calls in flight, and the signal that cancels them all (a server stopping).
+#[derive(Clone, Default)]
+struct Calls {
+    tracker: tokio_util::task::TaskTracker,
+    cancel: tokio_util::sync::CancellationToken,
 }
 
 impl McpServer {
@@ -67,9 +87,10 @@ impl McpServer {
             .collect::<Result<Vec<Tool>, HostError>>()?;
         Ok(McpServer {
             ctx,
-            agent,
+            agents: Agents::One(agent),
             tools: Arc::new(tools),
             name: "toolhost".into(),
+            calls: Calls::default(),
         })
     }
 
@@ -128,9 +149,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The runtime takes the JSON text the client sent, as every host gives it. Over another
+        // The runtime takes the JSON text the client sent, as every host gives it: the line
+        // transport and the HTTP layer hand it over beside the request. Over another
         // transport, rmcp hands over the arguments parsed: they are written out again.
-        let raw = context.extensions.remove::<RawCall>();
+        let raw = take_raw_call(&mut context);
         let args: Arc<str> = match (&raw, &request.arguments) {
             (Some(raw), _) => Arc::clone(&raw.args),
             (None, Some(arguments)) => serde_json::to_string(arguments)
@@ -138,17 +160,42 @@ impl ServerHandler for McpServer {
                 .into(),
             (None, None) => "{}".into(),
         };
+        let _in_flight = self.calls.tracker.token();
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
-        // `notifications/cancelled` cancels the request's token, and so the call.
-        let mut exec =
-            Exec::for_agent(self.agent.clone()).with_cancel(Cancel::from(context.ct.clone()));
+        let agent = match self.agent_for(&request, &context).await {
+            Ok(agent) => agent,
+            Err(error) => {
+                if let Some(raw) = raw {
+                    raw.ticket.finish();
+                }
+                return Err(error);
+            }
+        };
+        // `notifications/cancelled` cancels the request's token, and so the call; so does a
+        // server that stops while the call runs past its grace period.
+        let cancel = self.calls.cancel.child_token();
+        let mut exec = Exec::for_agent(agent).with_cancel(Cancel::from(cancel.clone()));
         let progress = context
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(&mut exec, token, context.peer.clone()));
-        let output = self.ctx.tools.call(&request.name, &exec, &args).await;
+        let output = {
+            let call = self.ctx.tools.call(&request.name, &exec, &args);
+            let mut call = std::pin::pin!(call);
+            let mut cancelled = false;
+            loop {
+                tokio::select! {
+                    output = &mut call => break output,
+                    () = context.ct.cancelled(), if !cancelled => {
+                        cancelled = true;
+                        cancel.cancel();
+                    }
+                }
+            }
+        };
+        // The session (on PostgreSQL, its lease) is let go before the next call's turn.
         drop(exec);
         if let Some(raw) = raw {
             raw.ticket.finish();
@@ -175,6 +222,70 @@ impl ServerHandler for McpServer {
         result.structured_content = structured;
         Ok(result.into())
     }
+}
+
+impl McpServer {
+    /// The agent whose session a call goes to.
+    async fn agent_for(
+        &self,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] request: &CallToolRequestParams,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
+            RoleServer,
+        >,
+    ) -> Result<Agent, ErrorData> {
+        match &self.agents {
+            Agents::One(agent) => Ok(agent.clone()),
+            #[cfg(feature = "http")]
+            Agents::PerRequest(sessions) => {
+                let headers = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .map(|parts| &parts.headers);
+                let empty = axum::http::HeaderMap::new();
+                let headers = headers.unwrap_or(&empty);
+                // rmcp moves a request's `_meta` into its context.
+                let meta = request.meta.as_ref().unwrap_or(&context.meta);
+                let Some(id) = http::session_named(headers, Some(meta)) else {
+                    return Err(ErrorData::invalid_params(http::no_session(), None));
+                };
+                let of_mcp_session = http::mcp_session(headers);
+                if !of_mcp_session {
+                    http::check_name(&id).map_err(|text| ErrorData::invalid_params(text, None))?;
+                }
+                let sessions = Arc::clone(sessions);
+                let opened = tokio::task::spawn_blocking(move || sessions.agent(&id))
+                    .await
+                    .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+                let agent = opened.map_err(|error| {
+                    crate::note!("{} mcp: {error}", self.name);
+                    ErrorData::internal_error(
+                        format!("the session could not be opened: {error}"),
+                        None,
+                    )
+                })?;
+                if of_mcp_session && http::ended(agent.session()) {
+                    return Err(ErrorData::invalid_request(
+                        "the MCP session has ended (DELETE); start another with initialize",
+                        None,
+                    ));
+                }
+                Ok(agent)
+            }
+        }
+    }
+}
+
+/// The raw call the transport (in the request's extensions) or the HTTP layer (in the HTTP
+/// request's, which rmcp puts in the request's) handed over.
+fn take_raw_call(context: &mut RequestContext<RoleServer>) -> Option<RawCall> {
+    if let Some(raw) = context.extensions.remove::<RawCall>() {
+        return Some(raw);
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get_mut::<axum::http::request::Parts>() {
+        return parts.extensions.remove::<RawCall>();
+    }
+    None
 }
 
 /// Sends a call's progress reports to the client that asked for them (with a `progressToken`),

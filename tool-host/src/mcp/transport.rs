@@ -435,7 +435,7 @@ fn keep_prefix(prefix: &mut Vec<u8>, bytes: &[u8]) {
 
 /// What one line is.
 #[derive(Debug)]
-enum Incoming {
+pub(crate) enum Incoming {
     /// A message for rmcp.
     Message(ClientJsonRpcMessage),
     /// A `tools/call` for rmcp, and its raw arguments.
@@ -477,7 +477,7 @@ fn trimmed(line: &[u8]) -> &[u8] {
     line.strip_prefix(UTF8_BOM).unwrap_or(line)
 }
 
-fn parse_line(line: &[u8]) -> Incoming {
+pub(crate) fn parse_line(line: &[u8]) -> Incoming {
     let line = trimmed(line);
     if line.is_empty() {
         return Incoming::Ignore;

@@ -1,0 +1,722 @@
+//! `toolhost mcp --http`: the tools over MCP's Streamable HTTP transport, on rmcp's server
+//! service mounted in axum's server.
+//!
+//! # Both protocol eras on one endpoint
+//!
+//! - **2026-07-28** (stateless): every `POST` stands alone. `server/discover` tells the client
+//!   what is served, and each request carries its protocol version and capabilities in `_meta`
+//!   and the `Mcp-Method` / `Mcp-Name` headers, which rmcp checks against the body. There is no
+//!   MCP session, so a `tools/call` names the **agent session** its events belong to: the
+//!   `Toolhost-Session` header, or the `toolhost/session` member of the request's `_meta`
+//!   (the header wins when both are given). A session that does not exist yet is created. A
+//!   name is 1 to 128 ASCII letters, digits, `.`, `_` or `-`, not starting with `.`.
+//! - **2025-06-18 and 2025-11-25** (the `initialize` era; 2025-03-26 too): `initialize` opens
+//!   an MCP session whose `Mcp-Session-Id` *is* an agent session's id: its state (the client's
+//!   `initialize` parameters, event `mcp/session`) and every call it makes are events of that
+//!   session in the store. A request carrying the id can land on any replica sharing the store:
+//!   one that does not hold the session in memory restores it from the store. `GET` opens the
+//!   session's stream of server messages (resumable with `Last-Event-Id` while the replica
+//!   serving it lives), `DELETE` ends the session (event `mcp/ended`; the log stays, to be
+//!   replayed).
+//!
+//! A client picks its era as the MCP SDKs do: one that sends `server/discover` (or a request
+//! whose `MCP-Protocol-Version` header or `_meta` says `2026-07-28`) is served statelessly; one
+//! that sends `initialize` gets a session.
+//!
+//! # Every guarantee of the stdio server
+//!
+//! A layer in front of rmcp reads each `POST` body (refusing one over the limit with `413`
+//! before reading it whole) and does what [`super::LineTransport`] does for a line: a
+//! `tools/call`'s `arguments` go to the runtime as the exact text sent, so a duplicate key, a
+//! lone surrogate, `1e400`, nesting past the depth limit or arguments over the size cap get the
+//! texts `toolhost call` prints; a body that is not a message of the protocol but has an id gets
+//! a JSON-RPC error naming the fault (`400`). Calls of one agent session run one at a time on a
+//! replica, in the order their requests arrived; across replicas the session's writer lease
+//! (PostgreSQL) orders them, a request waiting up to [`LEASE_WAIT`] for a lease another replica
+//! holds.
+//!
+//! Calls never block a worker thread on I/O: the session's appends and opens step off the
+//! worker ([`tool_runtime::blocking`]), as everywhere in this host.
+//!
+//! # Sessions in the store
+//!
+//! With the file store, sessions are files of the session directory named by id, kept open
+//! (up to [`OPEN_FILES`]) while the server runs: one replica serves a directory. On PostgreSQL
+//! a session is opened for each call and closed after it, so its lease is held only while a
+//! call runs and the next request can land anywhere; when a replica dies mid-call, PostgreSQL
+//! ends its connection and the lease is free for the next.
+//!
+//! # Security
+//!
+//! The server binds where it is told (`127.0.0.1` when given only a port). `Host` is checked
+//! against loopback names and the address bound (DNS-rebinding protection), and a request
+//! carrying an `Origin` is served only when the origin is a loopback one (`http://localhost`,
+//! `http://127.0.0.1`, `http://[::1]`, any port) or one allowed with `--allow-origin`.
+//!
+//! # Stopping
+//!
+//! On the future given to [`McpServer::serve_http`] (SIGTERM or Ctrl-C for `toolhost`), the
+//! server stops accepting connections, lets the calls in flight finish for the grace period,
+//! then cancels those still running (each answers that it was cancelled), and closes every
+//! session's streams before it returns.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestMetaObject};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::{
+    SessionState, SessionStore, SessionStoreError,
+};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
+use tool_runtime::{Agent, Session, SessionError, SessionHub};
+
+use super::McpServer;
+use super::order::Arrivals;
+use super::transport::{self, Incoming, RawCall};
+use crate::HostError;
+
+/// The header a stateless-era request names its agent session with.
+pub const SESSION_HEADER: &str = "Toolhost-Session";
+
+/// The `_meta` member a stateless-era request names its agent session with.
+pub const SESSION_META: &str = "toolhost/session";
+
+/// The event that records an `initialize`-era MCP session's state: the client's `initialize`
+/// parameters, as rmcp restores a session from them.
+pub const SESSION_EVENT: &str = "mcp/session";
+
+/// The event that records the end of an `initialize`-era MCP session (`DELETE`).
+pub const ENDED_EVENT: &str = "mcp/ended";
+
+/// How long a call waits for its session's writer lease while another replica holds it.
+pub const LEASE_WAIT: Duration = Duration::from_secs(10);
+
+/// How many session files the file store keeps open.
+pub const OPEN_FILES: usize = 256;
+
+/// How long an `initialize`-era session stays in a replica's memory without a request; after
+/// that a request restores it from the store.
+const IDLE_SESSION: Duration = Duration::from_secs(300);
+
+/// The options of an HTTP endpoint.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    path: String,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Vec<String>,
+    grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The endpoint's path (`/mcp` unless given).
+    #[must_use]
+    pub fn path(mut self, path: &str) -> Self {
+        self.path = if path.starts_with('/') {
+            path.to_owned()
+        } else {
+            format!("/{path}")
+        };
+        self
+    }
+
+    /// Serves requests from a browser page of `origin` (`https://app.example.com`, a port or
+    /// `:*` after it) besides loopback pages.
+    #[must_use]
+    pub fn allow_origin(mut self, origin: &str) -> Self {
+        self.allowed_origins.push(origin.to_owned());
+        self
+    }
+
+    /// Serves requests whose `Host` is `host` (a name, or `name:port`) besides loopback names
+    /// and the address bound.
+    #[must_use]
+    pub fn allow_host(mut self, host: &str) -> Self {
+        self.allowed_hosts.push(host.to_owned());
+        self
+    }
+
+    /// How long calls in flight may run on once the server is told to stop (10 s unless
+    /// given).
+    #[must_use]
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// The endpoint's path.
+    pub fn endpoint(&self) -> &str {
+        &self.path
+    }
+}
+
+/// Where an HTTP server's agent sessions live: a session directory, or PostgreSQL.
+pub struct HttpSessions {
+    hub: SessionHub,
+    store: Backing,
+}
+
+enum Backing {
+    Files {
+        dir: SessionDir,
+        open: Mutex<OpenFiles>,
+    },
+    #[cfg(feature = "postgres")]
+    Postgres(Box<tool_session_pg::PgStore>),
+}
+
+#[derive(Default)]
+struct OpenFiles {
+    agents: HashMap<String, Agent>,
+    order: VecDeque<String>,
+}
+
+impl std::fmt::Debug for HttpSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.store {
+            Backing::Files { dir, .. } => f
+                .debug_struct("HttpSessions")
+                .field("dir", &dir.path())
+                .finish(),
+            #[cfg(feature = "postgres")]
+            Backing::Postgres(pg) => f
+                .debug_struct("HttpSessions")
+                .field("postgres", &pg.url())
+                .finish(),
+        }
+    }
+}
+
+impl HttpSessions {
+    /// Sessions as files of `dir`, opened through `hub`.
+    pub fn files(hub: SessionHub, dir: SessionDir) -> Self {
+        HttpSessions {
+            hub,
+            store: Backing::Files {
+                dir,
+                open: Mutex::new(OpenFiles::default()),
+            },
+        }
+    }
+
+    /// Sessions in the database of `pg`, opened through `hub`.
+    #[cfg(feature = "postgres")]
+    pub fn postgres(hub: SessionHub, pg: tool_session_pg::PgStore) -> Self {
+        HttpSessions {
+            hub,
+            store: Backing::Postgres(Box::new(pg)),
+        }
+    }
+
+    /// Session `id` opened for writing (created if absent), waiting up to [`LEASE_WAIT`] while
+    /// another process holds it. Blocks.
+    pub(crate) fn agent(&self, id: &str) -> Result<Agent, HostError> {
+        if let Backing::Files { open, .. } = &self.store
+            && let Some(agent) = lock(open).agents.get(id)
+        {
+            return Ok(agent.clone());
+        }
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match self.open_for_writing(id) {
+                Err(HostError::Session(
+                    SessionError::Leased { .. } | SessionError::AlreadyOpen { .. },
+                )) if started.elapsed() < LEASE_WAIT => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                result => return result,
+            }
+        }
+    }
+
+    fn open_for_writing(&self, id: &str) -> Result<Agent, HostError> {
+        let session = match &self.store {
+            Backing::Files { dir, open } => {
+                let log = dir.open_log(id, OpenMode::Write)?;
+                if let Some(torn) = log.torn_tail() {
+                    crate::note!("warning: {torn}");
+                }
+                let session = self.hub.open(id.to_owned(), log)?;
+                crate::current_todos(&session, &dir.path_of(id)?)?;
+                let agent = Agent::new(id.to_owned(), session);
+                let mut open = lock(open);
+                if open.agents.len() >= OPEN_FILES
+                    && let Some(oldest) = open.order.pop_front()
+                {
+                    open.agents.remove(&oldest);
+                }
+                open.order.push_back(id.to_owned());
+                open.agents.insert(id.to_owned(), agent.clone());
+                return Ok(agent);
+            }
+            #[cfg(feature = "postgres")]
+            Backing::Postgres(pg) => {
+                let session = pg.open(&self.hub, id, OpenMode::Write, Durability::default())?;
+                crate::current_todos(&session, std::path::Path::new(id))?;
+                session
+            }
+        };
+        Ok(Agent::new(id.to_owned(), session))
+    }
+
+    /// Session `id` for reading, if it exists. Blocks.
+    fn read(&self, id: &str) -> Result<Option<Session>, HostError> {
+        match &self.store {
+            Backing::Files { dir, open } => {
+                if let Some(agent) = lock(open).agents.get(id) {
+                    return Ok(Some(agent.session().clone()));
+                }
+                let path = dir.path_of(id)?;
+                if !path.exists() {
+                    return Ok(None);
+                }
+                let log = JsonlLog::open(&path, OpenMode::Read, Durability::default())?;
+                Ok(Some(Session::open(id.to_owned(), log)?))
+            }
+            #[cfg(feature = "postgres")]
+            Backing::Postgres(pg) => {
+                let log = pg.open_log(id, OpenMode::Read, Durability::default())?;
+                let session = Session::open(id.to_owned(), log)?;
+                Ok((session.next_seq() > 1).then_some(session))
+            }
+        }
+    }
+
+    /// Forgets the open file of session `id`, if it is one.
+    fn release(&self, id: &str) {
+        if let Backing::Files { open, .. } = &self.store {
+            let mut open = lock(open);
+            open.agents.remove(id);
+            open.order.retain(|kept| kept != id);
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether `session`'s MCP session was ended (`DELETE`) after it last began.
+pub(crate) fn ended(session: &Session) -> bool {
+    match (session.latest(ENDED_EVENT), session.latest(SESSION_EVENT)) {
+        (Some(ended), Some(began)) => ended.seq > began.seq,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
+/// rmcp's store of MCP sessions, kept as events of the agent sessions they are.
+struct McpSessions(Arc<HttpSessions>);
+
+#[async_trait::async_trait]
+impl SessionStore for McpSessions {
+    async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        let sessions = Arc::clone(&self.0);
+        let id = session_id.to_owned();
+        blocking_task(move || {
+            let Some(session) = sessions.read(&id)? else {
+                return Ok(None);
+            };
+            if ended(&session) {
+                return Ok(None);
+            }
+            match session.latest(SESSION_EVENT) {
+                Some(event) => Ok(Some(event.data::<SessionState>().map_err(|error| {
+                    HostError::Mcp(format!("session {id}: its {SESSION_EVENT} event: {error}"))
+                })?)),
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        let sessions = Arc::clone(&self.0);
+        let id = session_id.to_owned();
+        let state = state.clone();
+        blocking_task(move || {
+            let agent = sessions.agent(&id)?;
+            agent.session().append(SESSION_EVENT, &state)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        let sessions = Arc::clone(&self.0);
+        let id = session_id.to_owned();
+        blocking_task(move || {
+            let agent = sessions.agent(&id)?;
+            agent
+                .session()
+                .append(ENDED_EVENT, &serde_json::json!({}))?;
+            drop(agent);
+            sessions.release(&id);
+            Ok(())
+        })
+        .await
+    }
+}
+
+async fn blocking_task<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, HostError> + Send + 'static,
+) -> Result<T, SessionStoreError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result.map_err(Into::into),
+        Err(error) => Err(format!("the session store's task failed: {error}").into()),
+    }
+}
+
+/// The agent session a request names: its `Mcp-Session-Id` (an `initialize`-era session), else
+/// the [`SESSION_HEADER`] header, else the [`SESSION_META`] member of its `_meta`.
+pub(crate) fn session_named(
+    headers: &HeaderMap,
+    meta: Option<&RequestMetaObject>,
+) -> Option<String> {
+    for name in ["mcp-session-id", SESSION_HEADER] {
+        if let Some(value) = headers.get(name) {
+            return Some(String::from_utf8_lossy(value.as_bytes()).into_owned());
+        }
+    }
+    meta.and_then(|meta| meta.0.0.get(SESSION_META))
+        .and_then(|value| value.as_str())
+        .map(str::to_owned)
+}
+
+/// A request's MCP session, if it belongs to an `initialize`-era one.
+pub(crate) fn mcp_session(headers: &HeaderMap) -> bool {
+    headers.contains_key("mcp-session-id")
+}
+
+/// The text a call without a session gets.
+pub(crate) fn no_session() -> String {
+    format!(
+        "this server keeps each call in an agent session: name it with the `{SESSION_HEADER}` \
+         header or the `{SESSION_META}` member of the request's `_meta` (or open an MCP \
+         session with `initialize`)"
+    )
+}
+
+/// A session name a stateless-era client may give.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid session name {}: 1 to 128 ASCII letters, digits, `.`, `_` or `-`, not \
+             starting with `.`",
+            tool_runtime::text::neutralize(&name.chars().take(140).collect::<String>())
+        ))
+    }
+}
+
+/// What the layer in front of rmcp shares.
+struct Front {
+    max_body: usize,
+    max_args_bytes: usize,
+    arrivals: Mutex<HashMap<String, Weak<Arrivals>>>,
+}
+
+impl Front {
+    fn arrivals(&self, key: String) -> Arc<Arrivals> {
+        let mut map = lock(&self.arrivals);
+        if let Some(arrivals) = map.get(&key).and_then(Weak::upgrade) {
+            return arrivals;
+        }
+        if map.len() >= 1024 {
+            map.retain(|_, arrivals| arrivals.strong_count() > 0);
+        }
+        let arrivals = Arrivals::new();
+        map.insert(key, Arc::downgrade(&arrivals));
+        arrivals
+    }
+}
+
+/// Reads a `POST`'s body within the limit and hands a `tools/call`'s arguments on as text.
+async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST || !is_json(request.headers()) {
+        // rmcp answers what is not a JSON POST (405, 415) without reading it.
+        return next.run(request).await;
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if let Some(length) = declared
+        && length > front.max_body as u64
+    {
+        return too_large(Some(length), &front);
+    }
+    let (mut parts, body) = request.into_parts();
+    let bytes = match http_body_util::Limited::new(body, front.max_body)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+            return too_large(None, &front);
+        }
+        Err(error) => {
+            return jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                -32700,
+                &format!("the request body could not be read: {error}"),
+            );
+        }
+    };
+    match transport::parse_line(&bytes) {
+        Incoming::Call(message, args) => {
+            let meta = call_meta(&message);
+            let key = session_named(&parts.headers, meta).unwrap_or_default();
+            let ticket = Arc::new(front.arrivals(key).ticket());
+            parts.extensions.insert(RawCall { args, ticket });
+            match serde_json::to_vec(&message) {
+                Ok(body) => next.run(Request::from_parts(parts, Body::from(body))).await,
+                Err(error) => jsonrpc_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    -32603,
+                    &error.to_string(),
+                ),
+            }
+        }
+        Incoming::Answer(message) => match serde_json::to_string(&message) {
+            Ok(text) => json_response(StatusCode::BAD_REQUEST, text),
+            Err(error) => jsonrpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                -32603,
+                &error.to_string(),
+            ),
+        },
+        Incoming::RawAnswer(text) => json_response(StatusCode::BAD_REQUEST, text),
+        Incoming::Message(_) | Incoming::Skip(_) | Incoming::Ignore => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+    }
+}
+
+fn call_meta(message: &ClientJsonRpcMessage) -> Option<&RequestMetaObject> {
+    match message {
+        ClientJsonRpcMessage::Request(request) => match &request.request {
+            ClientRequest::CallToolRequest(call) => call.params.meta.as_ref(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        })
+}
+
+fn too_large(length: Option<u64>, front: &Front) -> Response {
+    let size = match length {
+        Some(length) => format!("the request body is {length} bytes, more than"),
+        None => "the request body is more than".to_owned(),
+    };
+    jsonrpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        -32600,
+        &format!(
+            "{size} the limit of {} bytes for one message; arguments may be {} bytes \
+             (--max-args-bytes)",
+            front.max_body, front.max_args_bytes
+        ),
+    )
+}
+
+fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message},
+    });
+    json_response(status, body.to_string())
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+impl McpServer {
+    /// A server whose calls go to the agent sessions of `sessions`, one per MCP session or as
+    /// each stateless request names (see [`http`](self)).
+    pub fn for_http(
+        ctx: Arc<tool_runtime::Ctx>,
+        sessions: HttpSessions,
+    ) -> Result<Self, HostError> {
+        let mut server = McpServer::new(ctx, Agent::new("unused", Session::in_memory()))?;
+        server.agents = super::Agents::PerRequest(Arc::new(sessions));
+        Ok(server)
+    }
+
+    /// Serves Streamable HTTP on `listener` at the options' path until `stop` resolves, then
+    /// stops as the [module](self) says.
+    pub async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), HostError> {
+        let local = listener.local_addr()?;
+        let sessions = match &self.agents {
+            super::Agents::PerRequest(sessions) => Arc::clone(sessions),
+            super::Agents::One(_) => {
+                return Err(HostError::Mcp(
+                    "serve_http needs a server made by McpServer::for_http".into(),
+                ));
+            }
+        };
+        let max_args_bytes = self.ctx.tools.max_args_bytes();
+        let max_body = max_args_bytes.saturating_add(transport::MAX_LINE_BYTES_OVER_ARGS);
+        let closing = CancellationToken::new();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(allowed_hosts(local, &options))
+            .with_allowed_origins(allowed_origins(&options))
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(max_body)
+            .with_cancellation_token(closing.clone());
+        config.session_store = Some(Arc::new(McpSessions(Arc::clone(&sessions))));
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(IDLE_SESSION);
+        let calls = self.calls.clone();
+        let factory = self.clone();
+        let service =
+            StreamableHttpService::new(move || Ok(factory.clone()), Arc::new(manager), config);
+        let front_state = Arc::new(Front {
+            max_body,
+            max_args_bytes,
+            arrivals: Mutex::new(HashMap::new()),
+        });
+        let app = axum::Router::new()
+            .route_service(&options.path, service)
+            .layer(axum::middleware::from_fn_with_state(front_state, front));
+        let accepting = CancellationToken::new();
+        let served = tokio::spawn(
+            axum::serve(listener, app)
+                .with_graceful_shutdown(accepting.clone().cancelled_owned())
+                .into_future(),
+        );
+        stop.await;
+        crate::note!("{} mcp: stopping", self.name);
+        accepting.cancel();
+        calls.tracker.close();
+        if tokio::time::timeout(options.grace, calls.tracker.wait())
+            .await
+            .is_err()
+        {
+            crate::note!(
+                "{} mcp: {} calls still running after {:?}: cancelled",
+                self.name,
+                calls.tracker.len(),
+                options.grace
+            );
+            calls.cancel.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(5), calls.tracker.wait()).await;
+        }
+        // Every answer is written; the sessions' streams end.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        closing.cancel();
+        match tokio::time::timeout(Duration::from_secs(5), served).await {
+            Ok(Ok(result)) => result.map_err(HostError::from),
+            Ok(Err(error)) => Err(HostError::Mcp(format!("the HTTP server failed: {error}"))),
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+fn allowed_hosts(local: SocketAddr, options: &HttpOptions) -> Vec<String> {
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    let ip = local.ip();
+    if !ip.is_loopback() && !ip.is_unspecified() {
+        hosts.push(ip.to_string());
+    }
+    hosts.extend(options.allowed_hosts.iter().cloned());
+    hosts
+}
+
+fn allowed_origins(options: &HttpOptions) -> Vec<String> {
+    let mut origins: Vec<String> = [
+        "http://localhost:*",
+        "http://127.0.0.1:*",
+        "http://[::1]:*",
+        "https://localhost:*",
+        "https://127.0.0.1:*",
+        "https://[::1]:*",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    origins.extend(options.allowed_origins.iter().cloned());
+    origins
+}
+
+/// The address `--http` names: `PORT` (on 127.0.0.1), `HOST:PORT` with an IP, or
+/// `localhost:PORT`.
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse::<SocketAddr>().map_err(|_| {
+        format!(
+            "{}: give PORT, IP:PORT ([IPv6]:PORT) or localhost:PORT",
+            tool_runtime::text::neutralize(text)
+        )
+    })
+}
