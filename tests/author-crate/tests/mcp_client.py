@@ -1,7 +1,9 @@
 """author-host mcp (the author's tools behind toolhost's command line), driven by the official
 Python MCP SDK's client: output schemas, structured content, annotations and titles, progress
-notifications, and cancellation. Run by tests/mcp.rs with AUTHOR_HOST set to the binary; exits
-non-zero on the first mismatch."""
+notifications, cancellation and deadlines, over stdio and over Streamable HTTP in both protocol
+eras (2026-07-28, stateless, which the client picks by default; and an `initialize`-era
+session). Run by tests/mcp.rs with AUTHOR_HOST set to the binary; exits non-zero on the first
+mismatch."""
 
 import asyncio
 import base64
@@ -10,8 +12,10 @@ import os
 import sys
 import tempfile
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 AUTHOR_HOST = os.environ["AUTHOR_HOST"]
 
@@ -100,29 +104,74 @@ async def check(session):
     assert [text_of(r) for r in results] == ["blocked 10 ms"] * 5, results
 
 
+async def check_deadlines(session):
+    """The host's default deadline, for tools that declare none: a blocking call past it answers
+    that it timed out; a tool's own deadline (nap's 20 s) still wins."""
+    result = await session.call_tool("tally", {"ms": 3000})
+    assert result.is_error and \
+        text_of(result) == "Error: tally timed out after 200 ms", result
+    result = await session.call_tool("nap", {"ms": 400})
+    assert text_of(result) == "slept 400 ms", result
+
+
+async def over_stdio(session_dir, args, checks):
+    params = StdioServerParameters(
+        command=AUTHOR_HOST, args=["mcp", "--session-dir", session_dir, *args])
+    with open(os.devnull, "w") as devnull:
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                for check_one in checks:
+                    await check_one(session)
+
+
+async def serve_http(session_dir):
+    """author-host mcp --http on a free port; the URL it prints, and the process."""
+    server = await asyncio.create_subprocess_exec(
+        AUTHOR_HOST, "mcp", "--http", "127.0.0.1:0", "--session-dir", session_dir,
+        "--tool-timeout", "200ms", stderr=asyncio.subprocess.PIPE)
+    line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+    assert "serving http://" in line, line
+    return line.split("serving ")[1].split()[0], server
+
+
 async def main():
     with tempfile.TemporaryDirectory() as session_dir:
-        params = StdioServerParameters(
-            command=AUTHOR_HOST, args=["mcp", "--session-dir", session_dir])
-        with open(os.devnull, "w") as devnull:
-            async with stdio_client(params, errlog=devnull) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    await check(session)
-        # The host's default deadline, for tools that declare none: a blocking call past it
-        # answers that it timed out; a tool's own deadline (nap's 20 s) still wins.
-        params = StdioServerParameters(
-            command=AUTHOR_HOST,
-            args=["mcp", "--session-dir", session_dir, "--tool-timeout", "200ms"])
-        with open(os.devnull, "w") as devnull:
-            async with stdio_client(params, errlog=devnull) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    result = await session.call_tool("tally", {"ms": 3000})
-                    assert result.is_error and \
-                        text_of(result) == "Error: tally timed out after 200 ms", result
-                    result = await session.call_tool("nap", {"ms": 400})
-                    assert text_of(result) == "slept 400 ms", result
+        await over_stdio(session_dir, [], [check])
+        await over_stdio(session_dir, ["--tool-timeout", "200ms"], [check_deadlines])
+
+    with tempfile.TemporaryDirectory() as session_dir:
+        url, server = await serve_http(session_dir)
+        try:
+            # The client's default: server/discover, then stateless 2026-07-28 requests, each
+            # naming its agent session with the Toolhost-Session header.
+            headers = {"Toolhost-Session": "stateless-1"}
+            transport = streamable_http_client(
+                url, http_client=create_mcp_http_client(headers=headers))
+            async with Client(transport) as client:
+                assert client.protocol_version == "2026-07-28", client.protocol_version
+                await check(client.session)
+                await check_deadlines(client.session)
+            # An initialize-era session: its Mcp-Session-Id is the agent session's id.
+            transport = streamable_http_client(url)
+            async with Client(transport, mode="legacy") as client:
+                assert client.protocol_version == "2025-11-25", client.protocol_version
+                await check(client.session)
+                await check_deadlines(client.session)
+        finally:
+            server.terminate()
+            await asyncio.wait_for(server.wait(), 30)
+        assert server.returncode == 0, server.returncode
+        # One file per agent session: the stateless one by its name, the other by its
+        # Mcp-Session-Id, which records the client's initialize and, at DELETE, its end.
+        names = sorted(os.listdir(session_dir))
+        assert len(names) == 2 and "stateless-1.jsonl" in names, names
+        [legacy] = [name for name in names if name != "stateless-1.jsonl"]
+        with open(os.path.join(session_dir, legacy), encoding="utf-8") as f:
+            events = [json.loads(line) for line in f.read().splitlines()[1:]]
+        assert [e["kind"] for e in events] == ["mcp/session", "mcp/ended"], events
+        params = events[0]["data"]["initialize_params"]
+        assert params["protocolVersion"] == "2025-11-25", params
     print("author host mcp: all checks passed")
 
 

@@ -464,6 +464,15 @@ impl Front {
 
 /// Reads a `POST`'s body within the limit and hands a `tools/call`'s arguments on as text.
 async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) -> Response {
+    if request.method() == Method::DELETE {
+        // rmcp accepts a session's end with 202; it is done, with nothing to say (204), as
+        // clients expect of a DELETE.
+        let mut response = next.run(request).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return response;
+    }
     if request.method() != Method::POST || !is_json(request.headers()) {
         // rmcp answers what is not a JSON POST (405, 415) without reading it.
         return next.run(request).await;
@@ -519,7 +528,22 @@ async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) ->
             ),
         },
         Incoming::RawAnswer(text) => json_response(StatusCode::BAD_REQUEST, text),
-        Incoming::Message(_) | Incoming::Skip(_) | Incoming::Ignore => {
+        // Over stdio a line without an id is passed over; a POST is answered all the same.
+        Incoming::Skip(reason) => {
+            let parses = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok();
+            let (code, kind) = if parses {
+                (-32600, "invalid request")
+            } else {
+                (-32700, "parse error")
+            };
+            jsonrpc_error(StatusCode::BAD_REQUEST, code, &format!("{kind}: {reason}"))
+        }
+        Incoming::Ignore if bytes.trim_ascii().is_empty() => jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "parse error: the request body is empty",
+        ),
+        Incoming::Message(_) | Incoming::Ignore => {
             next.run(Request::from_parts(parts, Body::from(bytes)))
                 .await
         }
