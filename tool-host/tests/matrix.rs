@@ -1,8 +1,10 @@
 //! Every command on every store, with a real call and its exit status: `call`, `replay`,
-//! `repl`, `mcp`, `agent` and `sessions`, on JSON Lines files and on PostgreSQL; and the
+//! `repl`, `mcp` (stdio and `--http`), `agent` and `sessions`, on JSON Lines files and on PostgreSQL; and the
 //! library's hosts — a synchronous caller, a current-thread and a multi-threaded tokio runtime —
 //! calling `todo_write` and serving MCP on both stores. Needs `TOOLHOST_TEST_PG` (`.ci/run`
 //! starts a throwaway server) and the Python SDKs `.ci/run` installs (the agent's provider).
+
+mod http;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -11,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
+
 use tool_host::mcp::McpServer;
 use tool_runtime::session::{Durability, JsonlLog, OpenMode};
 use tool_runtime::{Agent, Ctx, Exec, Session, SessionHub};
@@ -253,6 +256,45 @@ fn mcp_on_every_store() {
         let list = store.run(&["replay", &session]);
         expect(&list, 0);
         assert_eq!(text(&list.stdout), CHECKLIST, "{store:?}");
+    }
+}
+
+#[test]
+fn mcp_http_on_every_store() {
+    for store in STORES {
+        let dir = scratch().join(unique("http"));
+        let mut command = store.toolhost(&["mcp", "--http", "127.0.0.1:0"]);
+        if store == Store::Files {
+            command.arg("--session-dir").arg(&dir);
+        }
+        let server = http::HttpServer::spawn(command);
+        // A stateless request names its session; an initialize-era session is one.
+        let named = unique("named");
+        let message = server.call(&named, 1, LIST);
+        assert_eq!(
+            message["result"]["content"][0]["text"], UPDATED,
+            "{store:?}"
+        );
+        let refused = server.call(&named, 2, r#"{"todos": 5}"#);
+        assert_eq!(refused["result"]["isError"], true, "{store:?}: {refused}");
+        let id = http::initialize(server.addr);
+        let message = http::session_call(server.addr, &id, 3, LIST).message();
+        assert_eq!(
+            message["result"]["content"][0]["text"], UPDATED,
+            "{store:?}"
+        );
+        let (status, stderr) = server.stop();
+        assert!(status.success(), "{store:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        for session in [named, id] {
+            let session = match store {
+                Store::Files => dir.join(format!("{session}.jsonl")).display().to_string(),
+                Store::Postgres => session,
+            };
+            let list = store.run(&["replay", &session]);
+            expect(&list, 0);
+            assert_eq!(text(&list.stdout), CHECKLIST, "{store:?}");
+        }
     }
 }
 

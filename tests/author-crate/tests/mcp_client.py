@@ -125,14 +125,40 @@ async def over_stdio(session_dir, args, checks):
                     await check_one(session)
 
 
-async def serve_http(session_dir):
+async def serve_http(session_dir, *args):
     """author-host mcp --http on a free port; the URL it prints, and the process."""
     server = await asyncio.create_subprocess_exec(
         AUTHOR_HOST, "mcp", "--http", "127.0.0.1:0", "--session-dir", session_dir,
-        "--tool-timeout", "200ms", stderr=asyncio.subprocess.PIPE)
+        *(args or ("--tool-timeout", "200ms")), stderr=asyncio.subprocess.PIPE)
     line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
     assert "serving http://" in line, line
     return line.split("serving ")[1].split()[0], server
+
+
+async def check_drain(grace, ms, expected):
+    """SIGTERM while a call runs: it finishes within the grace period, or is cancelled after it,
+    and is answered either way; the server exits 0."""
+    with tempfile.TemporaryDirectory() as session_dir:
+        url, server = await serve_http(session_dir, "--shutdown-grace", grace)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "nap", "arguments": {"ms": ms},
+                           "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                     "io.modelcontextprotocol/clientCapabilities": {}}}}
+        headers = {"Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                   "Mcp-Name": "nap", "Toolhost-Session": "drained"}
+        async with create_mcp_http_client() as http:
+            call = asyncio.create_task(http.post(url, json=body, headers=headers))
+            await asyncio.sleep(0.5)
+            server.terminate()
+            response = await asyncio.wait_for(call, 30)
+        await asyncio.wait_for(server.wait(), 30)
+        assert server.returncode == 0, server.returncode
+        data = [line[5:].strip() for line in response.text.splitlines()
+                if line.startswith("data:") and line[5:].strip()]
+        answer = json.loads(data[-1]) if data else response.json()
+        assert answer["id"] == 1, answer
+        assert answer["result"]["content"][0]["text"] == expected, answer
 
 
 async def main():
@@ -172,6 +198,8 @@ async def main():
         assert [e["kind"] for e in events] == ["mcp/session", "mcp/ended"], events
         params = events[0]["data"]["initialize_params"]
         assert params["protocolVersion"] == "2025-11-25", params
+    await check_drain("10s", 1500, "slept 1500 ms")
+    await check_drain("200ms", 5000, "Error: nap was cancelled")
     print("author host mcp: all checks passed")
 
 

@@ -29,9 +29,14 @@ impl HttpServer {
 
     /// `toolhost mcp --http ADDR ARGS…`.
     pub fn start_on(addr: &str, args: &[&str]) -> HttpServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
-            .args(["mcp", "--http", addr])
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+        command.args(["mcp", "--http", addr]).args(args);
+        Self::spawn(command)
+    }
+
+    /// `command` (a `toolhost mcp --http …`), once it says where it serves.
+    pub fn spawn(mut command: Command) -> HttpServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -10,8 +10,10 @@ import os
 import sys
 import tempfile
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 TOOLHOST = os.environ["TOOLHOST"]
 with open(os.environ["SPEC_DESCRIPTION_FILE"], "rb") as f:
@@ -137,6 +139,32 @@ async def main():
         await connect_and_run(session_dir, await write_one("second client"))
         lists = sorted(l[0]["content"] for l in current_lists(session_dir).values())
         assert lists == ["first client", "second client"], lists
+
+    # Over Streamable HTTP, in both eras: the client's default (server/discover, then stateless
+    # 2026-07-28 requests naming their agent session) and an initialize-era session.
+    with tempfile.TemporaryDirectory() as session_dir:
+        server = await asyncio.create_subprocess_exec(
+            TOOLHOST, "mcp", "--http", "127.0.0.1:0", "--session-dir", session_dir,
+            "--max-args-bytes", "65536", stderr=asyncio.subprocess.PIPE)
+        try:
+            line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+            url = line.split("serving ")[1].split()[0]
+            headers = {"Toolhost-Session": "over-http"}
+            transport = streamable_http_client(
+                url, http_client=create_mcp_http_client(headers=headers))
+            async with Client(transport) as client:
+                assert client.protocol_version == "2026-07-28", client.protocol_version
+                await check_protocol(client.session)
+            async with Client(streamable_http_client(url), mode="legacy") as client:
+                assert client.protocol_version == "2025-11-25", client.protocol_version
+                await check_protocol(client.session)
+        finally:
+            server.terminate()
+            await asyncio.wait_for(server.wait(), 30)
+        assert server.returncode == 0, server.returncode
+        lists = current_lists(session_dir)
+        assert len(lists) == 2 and "over-http.jsonl" in lists, lists
+        assert all(l == [{"content": "mine", "status": "in_progress"}] for l in lists.values()), lists
     print("python mcp client: all checks passed")
 
 
