@@ -52,6 +52,11 @@ fn a_host_of_the_repl_and_mcp_links_no_database_driver_and_no_tls() {
             "{heavy} missing from {all:?}"
         );
     }
+    // The HTTP server is a feature of its own (`http`, on by default).
+    for server in ["axum", "hyper"] {
+        assert!(!mcp.contains(&server.to_owned()), "{server} in {mcp:?}");
+        assert!(all.contains(&server.to_owned()), "{server} missing");
+    }
     assert!(mcp.len() < all.len());
     let bare = linked(&["--no-default-features"]);
     assert!(!bare.contains(&"rmcp".to_owned()));

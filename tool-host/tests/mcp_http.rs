@@ -286,6 +286,19 @@ fn stalled_abandoned_and_unread_clients_cost_the_others_nothing() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(started.elapsed() < Duration::from_secs(60));
+    // A head that never finishes is not waited for long: the connection is closed.
+    let mut stalled = &drips[0];
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let waited = Instant::now();
+    let _ = std::io::Read::read_to_end(&mut stalled, &mut rest);
+    assert!(
+        waited.elapsed() < Duration::from_secs(25),
+        "a stalled head kept its connection {:?}",
+        waited.elapsed()
+    );
     // All of that costs little memory.
     let peak = server.peak_kib();
     assert!(peak < 256 * 1024, "peak resident memory {peak} KiB");

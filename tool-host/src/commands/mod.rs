@@ -70,10 +70,9 @@ pub(crate) fn run(
         }
         #[cfg(feature = "agent")]
         Command::Agent(args) => agent::agent(name, ctx, store, args),
-        #[cfg(feature = "mcp")]
+        #[cfg(feature = "http")]
         Command::Mcp {
-            #[cfg(feature = "http")]
-                http:
+            http:
                 crate::cli::HttpArgs {
                     http: Some(addr),
                     http_path,

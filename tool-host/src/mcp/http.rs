@@ -103,6 +103,12 @@ pub const ENDED_EVENT: &str = "mcp/ended";
 /// How long a call waits for its session's writer lease while another replica holds it.
 pub const LEASE_WAIT: Duration = Duration::from_secs(10);
 
+/// How long a connection may take to send a request's head.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a request's body may take to arrive whole.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How many session files the file store keeps open.
 pub const OPEN_FILES: usize = 256;
 
@@ -488,10 +494,18 @@ async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) ->
         return too_large(Some(length), &front);
     }
     let (mut parts, body) = request.into_parts();
-    let bytes = match http_body_util::Limited::new(body, front.max_body)
-        .collect()
-        .await
-    {
+    let read = http_body_util::Limited::new(body, front.max_body).collect();
+    let Ok(read) = tokio::time::timeout(BODY_TIMEOUT, read).await else {
+        return jsonrpc_error(
+            StatusCode::REQUEST_TIMEOUT,
+            -32700,
+            &format!(
+                "the request body did not arrive whole within {} s",
+                BODY_TIMEOUT.as_secs()
+            ),
+        );
+    };
+    let bytes = match read {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<http_body_util::LengthLimitError>() => {
             return too_large(None, &front);
@@ -663,11 +677,7 @@ impl McpServer {
             .route_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(front_state, front));
         let accepting = CancellationToken::new();
-        let served = tokio::spawn(
-            axum::serve(listener, app)
-                .with_graceful_shutdown(accepting.clone().cancelled_owned())
-                .into_future(),
-        );
+        let served = tokio::spawn(accept(listener, app, accepting.clone()));
         stop.await;
         crate::note!("{} mcp: stopping", self.name);
         accepting.cancel();
@@ -689,11 +699,40 @@ impl McpServer {
         tokio::time::sleep(Duration::from_millis(50)).await;
         closing.cancel();
         match tokio::time::timeout(Duration::from_secs(5), served).await {
-            Ok(Ok(result)) => result.map_err(HostError::from),
             Ok(Err(error)) => Err(HostError::Mcp(format!("the HTTP server failed: {error}"))),
-            Err(_) => Ok(()),
+            Ok(Ok(())) | Err(_) => Ok(()),
         }
     }
+}
+
+/// Serves HTTP/1.1 connections of `listener` with `app` until `stop`, then lets each finish the
+/// request it is answering. A connection that has not sent a request's whole head within
+/// [`HEAD_TIMEOUT`] is closed, so clients that stall (slowloris) hold nothing for long.
+async fn accept(listener: tokio::net::TcpListener, app: axum::Router, stop: CancellationToken) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors, say: a pause, then the next.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = stop.cancelled() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(connection);
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 fn allowed_hosts(local: SocketAddr, options: &HttpOptions) -> Vec<String> {
