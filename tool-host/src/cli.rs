@@ -72,8 +72,8 @@ pub(crate) enum Command {
     /// On stdio the connection is one agent session, persisted as a JSON Lines file: a new one
     /// in the session directory, or the one `--session` names. With `--http`, each MCP session
     /// (protocol 2025-03-26 to 2025-11-25, `initialize`) is an agent session of its own id, and a
-    /// stateless request (2026-07-28) names its session with the `Toolhost-Session` header or
-    /// `_meta` `toolhost/session`; on PostgreSQL any number of replicas serve one store.
+    /// stateless request (2026-07-28) names its session with the `Agent-Session` header or
+    /// `_meta` `agentSession`; on PostgreSQL any number of replicas serve one store.
     /// Messages go to standard error.
     #[cfg(feature = "mcp")]
     Mcp {

@@ -1,8 +1,9 @@
 //! `toolhost mcp --http` from outside, as a hostile or careless client meets it: the exact
 //! arguments text reaches the runtime's parser, a body over the cap is refused unread, requests
-//! that are not the protocol get clear statuses, and clients that stall or walk away cost the
-//! others nothing. (The official Python client drives the endpoint in `mcp_python.rs` and the
-//! author crate; replicas behind a load balancer in `mcp_http_replicas.rs`.)
+//! that are not the protocol get clear statuses, clients that stall or walk away cost the others
+//! nothing, and a session held elsewhere slows only its own calls. (The official Python client
+//! drives the endpoint in `mcp_python.rs` and the author crate; replicas behind a load balancer
+//! in `mcp_http_replicas.rs`.)
 
 mod http;
 
@@ -212,12 +213,12 @@ fn what_is_not_the_protocol_gets_a_clear_status() {
     let body = http::call_body(3, r#"{"todos":[]}"#);
     let anonymous: Vec<(String, String)> = session
         .iter()
-        .filter(|(name, _)| name != "Toolhost-Session")
+        .filter(|(name, _)| name != "Agent-Session")
         .cloned()
         .collect();
     let message = post(addr, &anonymous, &body).message();
     let text = message["error"]["message"].as_str().unwrap_or_default();
-    assert!(text.contains("Toolhost-Session"), "{message}");
+    assert!(text.contains("Agent-Session"), "{message}");
     let message = post(addr, &stateless_headers("../etc", "todo_write"), &body).message();
     let text = message["error"]["message"].as_str().unwrap_or_default();
     assert!(text.contains("invalid session name"), "{message}");
@@ -363,4 +364,108 @@ fn an_address_that_is_not_one_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("give PORT, IP:PORT"), "{stderr}");
+}
+
+/// A session held by another process (its file's lock, or its PostgreSQL writer lease): its
+/// calls wait for it, off the server's workers, while every other session is served at once.
+fn a_held_session_waits_alone(store: Option<&str>) {
+    let dir = scratch(if store.is_some() { "held-pg" } else { "held" });
+    let held = format!("held-{}", std::process::id());
+    let target = match store {
+        Some(_) => held.clone(),
+        None => dir.join(format!("{held}.jsonl")).display().to_string(),
+    };
+    let mut holder = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    holder
+        .args(["mcp", "--session", &target])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut server = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    server.args(["mcp", "--http", "127.0.0.1:0"]);
+    match store {
+        Some(url) => {
+            holder.env("TOOLHOST_STORE", url);
+            server.env("TOOLHOST_STORE", url);
+        }
+        None => {
+            holder.env_remove("TOOLHOST_STORE");
+            server
+                .env_remove("TOOLHOST_STORE")
+                .arg("--session-dir")
+                .arg(&dir);
+        }
+    }
+    let mut holder = holder.spawn().unwrap();
+    // Once it answers, it holds the session.
+    let mut stdin = holder.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"holder","version":"1"}}}}}}"#
+    )
+    .unwrap();
+    let mut answer = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.take().unwrap()),
+        &mut answer,
+    )
+    .unwrap();
+    assert!(answer.contains("\"id\":1"), "{answer}");
+
+    let server = HttpServer::spawn(server);
+    let addr = server.addr;
+    let waiting: Vec<_> = (0..8)
+        .map(|i| {
+            let held = held.clone();
+            std::thread::spawn(move || {
+                let body =
+                    http::call_body(i, r#"{"todos":[{"content":"late","status":"pending"}]}"#);
+                post(addr, &stateless_headers(&held, "todo_write"), &body)
+            })
+        })
+        .collect();
+    // Meanwhile, 40 other sessions are each served promptly.
+    std::thread::sleep(Duration::from_millis(200));
+    for i in 0..40 {
+        let asked = Instant::now();
+        let message = server.call(
+            &format!("free-{i}-{}", std::process::id()),
+            i,
+            r#"{"todos":[{"content":"free","status":"pending"}]}"#,
+        );
+        assert!(!tool_result(&message).1, "{message}");
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            asked.elapsed()
+        );
+    }
+    assert!(waiting.iter().all(|call| !call.is_finished()));
+    // Let go: the waiting calls go through.
+    drop(stdin);
+    holder.wait().unwrap();
+    for call in waiting {
+        let reply = call.join().unwrap();
+        assert_eq!(
+            tool_result(&reply.message()),
+            (
+                "Updated todo list: 1 pending, 0 in progress, 0 completed".to_owned(),
+                false
+            ),
+            "{reply:?}"
+        );
+    }
+}
+
+#[test]
+fn a_held_session_waits_alone_on_files() {
+    a_held_session_waits_alone(None);
+}
+
+#[test]
+fn a_held_session_waits_alone_on_postgres() {
+    let url = std::env::var("TOOLHOST_TEST_PG").expect(
+        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
+    );
+    a_held_session_waits_alone(Some(&url));
 }

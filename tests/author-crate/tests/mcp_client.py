@@ -146,7 +146,7 @@ async def check_drain(grace, ms, expected):
                                      "io.modelcontextprotocol/clientCapabilities": {}}}}
         headers = {"Accept": "application/json, text/event-stream",
                    "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                   "Mcp-Name": "nap", "Toolhost-Session": "drained"}
+                   "Mcp-Name": "nap", "Agent-Session": "drained"}
         async with create_mcp_http_client() as http:
             call = asyncio.create_task(http.post(url, json=body, headers=headers))
             await asyncio.sleep(0.5)
@@ -170,8 +170,8 @@ async def main():
         url, server = await serve_http(session_dir)
         try:
             # The client's default: server/discover, then stateless 2026-07-28 requests, each
-            # naming its agent session with the Toolhost-Session header.
-            headers = {"Toolhost-Session": "stateless-1"}
+            # naming its agent session with the Agent-Session header.
+            headers = {"Agent-Session": "stateless-1"}
             transport = streamable_http_client(
                 url, http_client=create_mcp_http_client(headers=headers))
             async with Client(transport) as client:

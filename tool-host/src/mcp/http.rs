@@ -7,7 +7,7 @@
 //!   what is served, and each request carries its protocol version and capabilities in `_meta`
 //!   and the `Mcp-Method` / `Mcp-Name` headers, which rmcp checks against the body. There is no
 //!   MCP session, so a `tools/call` names the **agent session** its events belong to: the
-//!   `Toolhost-Session` header, or the `toolhost/session` member of the request's `_meta`
+//!   `Agent-Session` header, or the `agentSession` member of the request's `_meta`
 //!   (the header wins when both are given). A session that does not exist yet is created. A
 //!   name is 1 to 128 ASCII letters, digits, `.`, `_` or `-`, not starting with `.`.
 //! - **2025-06-18 and 2025-11-25** (the `initialize` era; 2025-03-26 too): `initialize` opens
@@ -22,6 +22,13 @@
 //! A client picks its era as the MCP SDKs do: one that sends `server/discover` (or a request
 //! whose `MCP-Protocol-Version` header or `_meta` says `2026-07-28`) is served statelessly; one
 //! that sends `initialize` gets a session.
+//!
+//! # Answers
+//!
+//! A request's answer is JSON when it is the only message to send, and an SSE stream when a
+//! call reports progress (or the server has other messages for it) before its result. In the
+//! stateless era a client that closes its connection before the answer cancels the call; in a
+//! session, `notifications/cancelled` does.
 //!
 //! # Every guarantee of the stdio server
 //!
@@ -88,10 +95,10 @@ use super::transport::{self, Incoming, RawCall};
 use crate::HostError;
 
 /// The header a stateless-era request names its agent session with.
-pub const SESSION_HEADER: &str = "Toolhost-Session";
+pub const SESSION_HEADER: &str = "Agent-Session";
 
 /// The `_meta` member a stateless-era request names its agent session with.
-pub const SESSION_META: &str = "toolhost/session";
+pub const SESSION_META: &str = "agentSession";
 
 /// The event that records an `initialize`-era MCP session's state: the client's `initialize`
 /// parameters, as rmcp restores a session from them.
@@ -249,7 +256,9 @@ impl HttpSessions {
         loop {
             match self.open_for_writing(id) {
                 Err(HostError::Session(
-                    SessionError::Leased { .. } | SessionError::AlreadyOpen { .. },
+                    SessionError::Leased { .. }
+                    | SessionError::Locked { .. }
+                    | SessionError::AlreadyOpen { .. },
                 )) if started.elapsed() < LEASE_WAIT => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(50));
@@ -260,7 +269,7 @@ impl HttpSessions {
     }
 
     fn open_for_writing(&self, id: &str) -> Result<Agent, HostError> {
-        let session = match &self.store {
+        match &self.store {
             Backing::Files { dir, open } => {
                 let log = dir.open_log(id, OpenMode::Write)?;
                 if let Some(torn) = log.torn_tail() {
@@ -277,16 +286,15 @@ impl HttpSessions {
                 }
                 open.order.push_back(id.to_owned());
                 open.agents.insert(id.to_owned(), agent.clone());
-                return Ok(agent);
+                Ok(agent)
             }
             #[cfg(feature = "postgres")]
             Backing::Postgres(pg) => {
                 let session = pg.open(&self.hub, id, OpenMode::Write, Durability::default())?;
                 crate::current_todos(&session, std::path::Path::new(id))?;
-                session
+                Ok(Agent::new(id.to_owned(), session))
             }
-        };
-        Ok(Agent::new(id.to_owned(), session))
+        }
     }
 
     /// Session `id` for reading, if it exists. Blocks.
@@ -313,6 +321,7 @@ impl HttpSessions {
     }
 
     /// Forgets the open file of session `id`, if it is one.
+    #[cfg_attr(not(feature = "postgres"), allow(irrefutable_let_patterns))]
     fn release(&self, id: &str) {
         if let Backing::Files { open, .. } = &self.store {
             let mut open = lock(open);
@@ -660,6 +669,9 @@ impl McpServer {
             .with_allowed_origins(allowed_origins(&options))
             .enforce_origin_validation()
             .with_max_request_body_bytes(max_body)
+            // A call answered at once comes back as JSON; one that reports progress first, as
+            // an SSE stream of its notifications and then its result.
+            .with_json_response(true)
             .with_cancellation_token(closing.clone());
         config.session_store = Some(Arc::new(McpSessions(Arc::clone(&sessions))));
         let mut manager = LocalSessionManager::default();

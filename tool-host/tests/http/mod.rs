@@ -131,7 +131,7 @@ pub fn stateless_headers(session: &str, tool: &str) -> Vec<(String, String)> {
         ("MCP-Protocol-Version".into(), STATELESS.into()),
         ("Mcp-Method".into(), "tools/call".into()),
         ("Mcp-Name".into(), tool.into()),
-        ("Toolhost-Session".into(), session.into()),
+        ("Agent-Session".into(), session.into()),
     ]
 }
 
@@ -154,6 +154,13 @@ impl Reply {
     /// The JSON-RPC message the body carries: the body itself, or the last `data:` of an SSE
     /// stream that is a response.
     pub fn message(&self) -> Value {
+        self.try_message()
+            .unwrap_or_else(|| panic!("no response in {self:?}"))
+    }
+
+    /// The response the body carries, if it came whole (a server killed mid-answer leaves
+    /// none).
+    pub fn try_message(&self) -> Option<Value> {
         if self
             .header("content-type")
             .is_some_and(|value| value.starts_with("text/event-stream"))
@@ -161,9 +168,8 @@ impl Reply {
             self.events()
                 .into_iter()
                 .rfind(|event| event.get("id").is_some())
-                .unwrap_or_else(|| panic!("no response in {}", self.body))
         } else {
-            serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("{self:?}"))
+            serde_json::from_str(&self.body).ok()
         }
     }
 
@@ -173,7 +179,7 @@ impl Reply {
             .lines()
             .filter_map(|line| line.strip_prefix("data:"))
             .filter(|data| !data.trim().is_empty())
-            .map(|data| serde_json::from_str(data.trim()).unwrap())
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
             .collect()
     }
 }

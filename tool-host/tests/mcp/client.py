@@ -149,7 +149,7 @@ async def main():
         try:
             line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
             url = line.split("serving ")[1].split()[0]
-            headers = {"Toolhost-Session": "over-http"}
+            headers = {"Agent-Session": "over-http"}
             transport = streamable_http_client(
                 url, http_client=create_mcp_http_client(headers=headers))
             async with Client(transport) as client:

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# MCP over Streamable HTTP under load: `toolhost mcp --http` (stateless era, todo_write with 3
+# todos, each call fdatasync'ed into its agent session's JSON Lines file; and on PostgreSQL when
+# TOOLHOST_BENCH_PG names one) beside the pinned Python MCP SDK's own Streamable HTTP server
+# serving the same tool with the same durability (benches/mcp_http_python_server.py), both
+# driven by wrk (Debian's) at 1, 10 and 50 connections for 10 s each. Each connection's calls go
+# to sessions of its own. Prints calls per second and p50/p99 latency as a Markdown table.
+#
+#   bash benches/mcp-http.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+work="$root/target/mcp-http-bench"
+rm -rf "$work"
+mkdir -p "$work"
+
+if ! command -v wrk > /dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk > /dev/null
+fi
+if [ ! -x target/venv/bin/python ]; then
+    python3 -m venv target/venv
+    target/venv/bin/python -m pip install --quiet -r tool-host/tests/mcp/requirements.txt
+fi
+cargo build --release --quiet -p tool-host
+
+cat > "$work/call.lua" <<'LUA'
+-- A stateless-era tools/call of todo_write; each request names one of this thread's sessions
+-- (as many as its connections), so calls of one session never wait on each other.
+local body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todo_write",' ..
+  '"arguments":{"todos":[{"content":"Plan","status":"completed"},' ..
+  '{"content":"Build","status":"in_progress"},{"content":"Ship","status":"pending"}]},' ..
+  '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' ..
+  '"io.modelcontextprotocol/clientCapabilities":{}}}}'
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+function request()
+  n = n + 1
+  local per = math.max(1, math.floor(wrk.connections / wrk.threads))
+  wrk.headers["Agent-Session"] = "t" .. tid .. "-" .. (n % per)
+  return wrk.format("POST", "/mcp", nil, body)
+end
+function done(summary, latency, requests)
+  local errors = summary.errors.status + summary.errors.connect + summary.errors.read +
+    summary.errors.write + summary.errors.timeout
+  io.write(string.format("RESULT %.0f %.2f %.2f %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, errors))
+end
+LUA
+
+wait_port() {
+    for _ in $(seq 200); do
+        if (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; then return 0; fi
+        sleep 0.05
+    done
+    echo "nothing listens on $1" >&2
+    return 1
+}
+
+run() { # label port
+    for clients in 1 10 50; do
+        threads=$((clients < 2 ? 1 : 2))
+        line=$(wrk -t"$threads" -c"$clients" -d10s \
+            -H 'Content-Type: application/json' \
+            -H 'Accept: application/json, text/event-stream' \
+            -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+            -H 'Mcp-Name: todo_write' \
+            -s "$work/call.lua" "http://127.0.0.1:$2/mcp" | grep '^RESULT')
+        read -r _ rps p50 p99 errors <<< "$line"
+        echo "| $1 | $clients | $rps | $p50 ms | $p99 ms | $errors |"
+    done
+}
+
+echo "| server | clients | calls/s | p50 | p99 | errors |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+
+port=$((21000 + RANDOM % 1000))
+target/release/toolhost mcp --http "$port" --session-dir "$work/files" 2> "$work/files.log" &
+server=$!
+wait_port "$port"
+run "toolhost, files" "$port"
+kill "$server"; wait "$server" || true
+
+if [ -n "${TOOLHOST_BENCH_PG:-}" ]; then
+    port=$((port + 1))
+    target/release/toolhost mcp --http "$port" --store "$TOOLHOST_BENCH_PG" 2> "$work/pg.log" &
+    server=$!
+    wait_port "$port"
+    run "toolhost, PostgreSQL" "$port"
+    kill "$server"; wait "$server" || true
+fi
+
+port=$((port + 1))
+mkdir -p "$work/python"
+target/venv/bin/python benches/mcp_http_python_server.py "$port" "$work/python" \
+    2> "$work/python.log" &
+server=$!
+wait_port "$port"
+run "Python SDK" "$port"
+kill "$server"; wait "$server" || true
