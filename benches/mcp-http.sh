@@ -25,7 +25,8 @@ cargo build --release --quiet -p tool-host
 
 cat > "$work/call.lua" <<'LUA'
 -- A stateless-era tools/call of todo_write; each request names one of this thread's sessions
--- (as many as its connections), so calls of one session never wait on each other.
+-- (as many as its connections, given after `--`), so calls of one session seldom wait on each
+-- other.
 local body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todo_write",' ..
   '"arguments":{"todos":[{"content":"Plan","status":"completed"},' ..
   '{"content":"Build","status":"in_progress"},{"content":"Ship","status":"pending"}]},' ..
@@ -37,9 +38,12 @@ function setup(thread)
   thread:set("tid", threads)
 end
 local n = 0
+local per = 1
+function init(args)
+  per = tonumber(args[1])
+end
 function request()
   n = n + 1
-  local per = math.max(1, math.floor(wrk.connections / wrk.threads))
   wrk.headers["Agent-Session"] = "t" .. tid .. "-" .. (n % per)
   return wrk.format("POST", "/mcp", nil, body)
 end
@@ -68,7 +72,7 @@ run() { # label port
             -H 'Accept: application/json, text/event-stream' \
             -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
             -H 'Mcp-Name: todo_write' \
-            -s "$work/call.lua" "http://127.0.0.1:$2/mcp" | grep '^RESULT')
+            -s "$work/call.lua" "http://127.0.0.1:$2/mcp" -- $((clients / threads)) | grep '^RESULT')
         read -r _ rps p50 p99 errors <<< "$line"
         echo "| $1 | $clients | $rps | $p50 ms | $p99 ms | $errors |"
     done
