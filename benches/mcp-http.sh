@@ -103,5 +103,5 @@ target/venv/bin/python benches/mcp_http_python_server.py "$port" "$work/python" 
     2> "$work/python.log" &
 server=$!
 wait_port "$port"
-run "Python SDK" "$port"
+run "Python SDK, files" "$port"
 kill "$server"; wait "$server" || true
