@@ -52,6 +52,7 @@
 //! If a stale writer's commit could ever race a new writer's — it cannot while the lock is held
 //! by a live backend — the primary key refuses the second row for the same seq.
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
@@ -60,7 +61,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls};
+use postgres::{Client, NoTls, Statement};
 use serde_json::value::RawValue;
 use tool_runtime::session::{Ack, Durability, Log, MAX_LINE_BYTES, OpenMode, Recovered};
 use tool_runtime::{Event, Session, SessionError, SessionHub};
@@ -215,16 +216,12 @@ impl PgStore {
         let lease_id = id.to_owned();
         let leased = conn
             .run(move |client| -> Result<bool, postgres::Error> {
-                client.batch_execute(&format!("SET synchronous_commit = {commit}"))?;
+                client.synchronous_commit(commit)?;
                 if mode == OpenMode::Read {
                     return Ok(true);
                 }
-                Ok(client
-                    .query_one(
-                        "SELECT pg_try_advisory_lock(hashtextextended($1, 7358001))",
-                        &[&lease_id],
-                    )?
-                    .get(0))
+                let lease = client.prepared(TAKE_LEASE)?;
+                Ok(client.query_one(&lease, &[&lease_id])?.get(0))
             })
             .map_err(|error| self.lost(&error))?
             .map_err(|error| self.error(&error))?;
@@ -240,6 +237,7 @@ impl PgStore {
             mode,
             conn: Mutex::new(conn),
             notify,
+            held: Arc::new(AtomicBool::new(mode != OpenMode::Read)),
         };
         if mode == OpenMode::Create && log.recover()?.next_seq != 1 {
             return Err(SessionError::Store {
@@ -268,11 +266,9 @@ impl PgStore {
             None => true,
             Some(id) => matches!(
                 conn.run(move |client| {
+                    let release = client.prepared(RELEASE_LEASE)?;
                     client
-                        .query_one(
-                            "SELECT pg_advisory_unlock(hashtextextended($1, 7358001))",
-                            &[&id],
-                        )
+                        .query_one(&release, &[&id])
                         .map(|row| row.get::<_, bool>(0))
                 }),
                 Ok(Ok(true))
@@ -616,7 +612,7 @@ impl PgStore {
     fn run<R: Send + 'static>(
         &self,
         conn: &Conn,
-        job: impl FnOnce(&mut Client) -> Result<R, postgres::Error> + Send + 'static,
+        job: impl FnOnce(&mut Db) -> Result<R, postgres::Error> + Send + 'static,
     ) -> Result<R, SessionError> {
         conn.run(job)
             .map_err(|gone| self.lost(&gone))?
@@ -681,6 +677,72 @@ pub struct PgLog {
     conn: Mutex<Conn>,
     /// The notifier's queue (writers only).
     notify: Option<mpsc::Sender<(String, u64)>>,
+    /// Whether the writer's lease is held now ([`Lease`] lets it go between appends).
+    held: Arc<AtomicBool>,
+}
+
+/// A writer's lease on its session, shared with its log ([`PgLog::lease`]): let go between
+/// bursts of appends and taken again, so that another process (a replica behind the same load
+/// balancer) may write the session meanwhile, while this one keeps the session open.
+///
+/// A log whose lease is let go refuses to append ([`SessionError::Leased`]) until
+/// [`Lease::retake`] says nobody wrote the session meanwhile; when somebody did, the log's view
+/// is stale and the session is to be opened again.
+#[derive(Clone)]
+pub struct Lease {
+    store: PgStore,
+    id: String,
+    conn: Conn,
+    held: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Lease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lease")
+            .field("session", &self.id)
+            .field("held", &self.held.load(Ordering::Acquire))
+            .finish()
+    }
+}
+
+impl Lease {
+    /// Lets the lease go; the log keeps its connection. Blocks for a round trip.
+    pub fn release(&self) -> Result<(), SessionError> {
+        if !self.held.swap(false, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let id = self.id.clone();
+        self.store.run(&self.conn, move |client| {
+            let release = client.prepared(RELEASE_LEASE)?;
+            client.query_one(&release, &[&id]).map(drop)
+        })
+    }
+
+    /// Takes the lease again, and tells whether the session's last seq is still `last_seq`
+    /// (`true`: nobody wrote it meanwhile, the log may append on) or not (`false`: the log's
+    /// view is stale; it keeps the lease until it is dropped). [`SessionError::Leased`] while
+    /// another process holds it. Blocks for a round trip.
+    pub fn retake(&self, last_seq: u64) -> Result<bool, SessionError> {
+        let held = self.held.load(Ordering::Acquire);
+        let id = self.id.clone();
+        let (leased, last): (bool, i64) = self.store.run(&self.conn, move |client| {
+            if held {
+                // Taken twice, it would need letting go twice.
+                let last = client.prepared(LAST_SEQ)?;
+                return Ok((true, client.query_one(&last, &[&id])?.get(0)));
+            }
+            let retake = client.prepared(RETAKE_LEASE)?;
+            let row = client.query_one(&retake, &[&id])?;
+            Ok((row.get(0), row.get(1)))
+        })?;
+        if !leased {
+            return Err(SessionError::Leased {
+                session: self.id.clone(),
+            });
+        }
+        self.held.store(true, Ordering::Release);
+        Ok(u64::try_from(last).ok() == Some(last_seq))
+    }
 }
 
 impl std::fmt::Debug for PgLog {
@@ -707,13 +769,24 @@ impl Drop for PgLog {
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let leased = (self.mode != OpenMode::Read).then(|| self.id.clone());
+        let leased = self.held.load(Ordering::Acquire).then(|| self.id.clone());
         let store = self.store.clone();
         tool_runtime::blocking(move || store.keep_idle(conn, leased));
     }
 }
 
 impl PgLog {
+    /// The writer's lease of this log, to let go and take again between appends; `None` for a
+    /// log opened for reading.
+    pub fn lease(&self) -> Option<Lease> {
+        (self.mode != OpenMode::Read).then(|| Lease {
+            store: self.store.clone(),
+            id: self.id.clone(),
+            conn: self.conn.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            held: Arc::clone(&self.held),
+        })
+    }
+
     /// The error for a read that expected seq `expected` and found `found`.
     fn gap(&self, expected: u64, found: u64) -> SessionError {
         SessionError::Store {
@@ -737,7 +810,7 @@ impl PgLog {
     /// writer's lease is its connection, so a writer never does).
     fn run<R: Send + 'static>(
         &self,
-        job: impl FnOnce(&mut Client) -> Result<R, postgres::Error> + Send + 'static,
+        job: impl FnOnce(&mut Db) -> Result<R, postgres::Error> + Send + 'static,
     ) -> Result<R, SessionError> {
         let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if conn.is_closed() && self.mode == OpenMode::Read {
@@ -793,6 +866,27 @@ impl PgLog {
     }
 }
 
+/// Takes session `$1`'s writer lease, if no other connection holds it.
+const TAKE_LEASE: &str = "SELECT pg_try_advisory_lock(hashtextextended($1, 7358001))";
+
+/// Takes session `$1`'s writer lease again, and reads its last seq.
+const RETAKE_LEASE: &str = "SELECT pg_try_advisory_lock(hashtextextended($1, 7358001)), \
+     (SELECT coalesce(max(seq), 0) FROM toolhost_events WHERE session_id = $1)";
+
+/// Session `$1`'s last seq.
+const LAST_SEQ: &str = "SELECT coalesce(max(seq), 0) FROM toolhost_events WHERE session_id = $1";
+
+/// Releases session `$1`'s writer lease.
+const RELEASE_LEASE: &str = "SELECT pg_advisory_unlock(hashtextextended($1, 7358001))";
+
+/// Appends one event.
+const INSERT_EVENT: &str = "INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
+     VALUES ($1, $2, $3, $4, $5)";
+
+/// Session `$1`'s count of events and its first and last seq.
+const SEQ_RANGE: &str = "SELECT count(*), coalesce(min(seq), 1), coalesce(max(seq), 0) \
+     FROM toolhost_events WHERE session_id = $1";
+
 /// Seqs are below this: `i64::MAX` itself would leave no next seq to write.
 const MAX_SEQ: u64 = i64::MAX as u64;
 
@@ -801,6 +895,11 @@ impl Log for PgLog {
         if self.mode == OpenMode::Read {
             return Err(SessionError::Store {
                 reason: format!("session {} is open for reading only", self.id),
+            });
+        }
+        if !self.held.load(Ordering::Acquire) {
+            return Err(SessionError::Leased {
+                session: self.id.clone(),
             });
         }
         let len = event.raw_data()?.get().len();
@@ -823,11 +922,8 @@ impl Log for PgLog {
         let (id, event) = (self.id.clone(), Arc::clone(event));
         self.run(move |client| {
             let data = event.raw_data().map(RawValue::get).unwrap_or("null");
-            client.execute(
-                "INSERT INTO toolhost_events (session_id, seq, kind, data, time_ns) \
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[&id, &seq, &event.kind, &data, &time],
-            )
+            let insert = client.prepared(INSERT_EVENT)?;
+            client.execute(&insert, &[&id, &seq, &event.kind, &data, &time])
         })?;
         if let Some(notify) = &self.notify {
             let _ = notify.send((self.id.clone(), seq as u64));
@@ -879,17 +975,15 @@ impl Log for PgLog {
         // The seqs are checked whole as a file's are when it opens: 1 to the last, none missing
         // (by the primary key's index, not the rows), in the snapshot the latest are read in.
         let (count, first, last, rows) = self.run(move |client| {
+            let seq_range = client.prepared(SEQ_RANGE)?;
+            let latest = client.prepared(LATEST_PER_KIND)?;
             let mut transaction = client
                 .build_transaction()
                 .isolation_level(postgres::IsolationLevel::RepeatableRead)
                 .read_only(true)
                 .start()?;
-            let seqs = transaction.query_one(
-                "SELECT count(*), coalesce(min(seq), 1), coalesce(max(seq), 0) \
-                 FROM toolhost_events WHERE session_id = $1",
-                &[&id],
-            )?;
-            let rows = transaction.query(LATEST_PER_KIND, &[&id])?;
+            let seqs = transaction.query_one(&seq_range, &[&id])?;
+            let rows = transaction.query(&latest, &[&id])?;
             transaction.commit()?;
             Ok((
                 seqs.get::<_, i64>(0),
@@ -945,8 +1039,54 @@ impl Log for PgLog {
 /// that thread, wherever its last handle is dropped.
 #[derive(Clone)]
 struct Conn {
-    client: Arc<Mutex<Option<Client>>>,
+    client: Arc<Mutex<Option<Db>>>,
     jobs: mpsc::Sender<Job>,
+}
+
+/// A connection's client, with the statements it has prepared (each once per connection: a
+/// statement run by its text is parsed again each time, a round trip of its own) and the
+/// `synchronous_commit` it was last set to.
+struct Db {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
+    commit: Option<&'static str>,
+}
+
+impl Db {
+    /// The statement of `sql`, prepared on this connection the first time it is asked for.
+    fn prepared(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
+        if let Some(statement) = self.prepared.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql)?;
+        self.prepared.insert(sql, statement.clone());
+        Ok(statement)
+    }
+
+    /// Sets `synchronous_commit` for the connection's next commits, unless it is set so.
+    fn synchronous_commit(&mut self, commit: &'static str) -> Result<(), postgres::Error> {
+        if self.commit != Some(commit) {
+            self.commit = None;
+            self.client
+                .batch_execute(&format!("SET synchronous_commit = {commit}"))?;
+            self.commit = Some(commit);
+        }
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Db {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl std::ops::DerefMut for Db {
+    fn deref_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
 }
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -961,7 +1101,7 @@ impl std::fmt::Display for ConnGone {
     }
 }
 
-fn lock_client(client: &Mutex<Option<Client>>) -> MutexGuard<'_, Option<Client>> {
+fn lock_client(client: &Mutex<Option<Db>>) -> MutexGuard<'_, Option<Db>> {
     client.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -971,14 +1111,18 @@ impl Conn {
         let config = store.config.clone();
         let (jobs, queue) = mpsc::channel::<Job>();
         let (connected, ready) = mpsc::sync_channel(1);
-        let client: Arc<Mutex<Option<Client>>> = Arc::new(Mutex::new(None));
+        let client: Arc<Mutex<Option<Db>>> = Arc::new(Mutex::new(None));
         let owned = Arc::clone(&client);
         std::thread::Builder::new()
             .name("toolhost-pg".into())
             .spawn(move || {
                 match config.connect(NoTls) {
                     Ok(connected_client) => {
-                        *lock_client(&owned) = Some(connected_client);
+                        *lock_client(&owned) = Some(Db {
+                            client: connected_client,
+                            prepared: HashMap::new(),
+                            commit: None,
+                        });
                         let _ = connected.send(Ok(()));
                     }
                     Err(error) => {
@@ -1007,7 +1151,7 @@ impl Conn {
     /// connection's thread, waiting for the result.
     fn run<R: Send + 'static>(
         &self,
-        job: impl FnOnce(&mut Client) -> R + Send + 'static,
+        job: impl FnOnce(&mut Db) -> R + Send + 'static,
     ) -> Result<R, ConnGone> {
         if tokio::runtime::Handle::try_current().is_err() {
             let mut client = lock_client(&self.client);
@@ -1027,7 +1171,7 @@ impl Conn {
     fn is_closed(&self) -> bool {
         lock_client(&self.client)
             .as_ref()
-            .is_none_or(Client::is_closed)
+            .is_none_or(|db| db.is_closed())
     }
 }
 
