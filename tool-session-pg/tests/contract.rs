@@ -333,3 +333,59 @@ fn a_postgres_row_that_is_not_an_event_is_an_error_naming_it_never_skipped() {
         )
     );
 }
+
+#[test]
+fn a_lease_let_go_lets_another_writer_in_and_the_first_learns_it_is_stale() {
+    let (first_store, second_store) = (pg(), pg());
+    let id = unique("lease-let-go");
+    let log = first_store
+        .open_log(&id, OpenMode::Write, Durability::Fsync)
+        .unwrap();
+    let lease = log.lease().expect("a writer has a lease");
+    let first = Session::open(id.clone(), log).unwrap();
+    first.append("note/add", &1).unwrap();
+
+    // Let go: this log refuses to append, and another writer may open the session.
+    lease.release().unwrap();
+    let refused = first.append("note/add", &2).unwrap_err();
+    assert!(matches!(refused, SessionError::Leased { .. }), "{refused}");
+    // Nobody wrote it: taken again, the first goes on.
+    assert!(lease.retake(1).unwrap());
+    lease.release().unwrap();
+    {
+        let second = Session::open(
+            id.clone(),
+            second_store
+                .open_log(&id, OpenMode::Write, Durability::Fsync)
+                .unwrap(),
+        )
+        .unwrap();
+        // While the second holds it, the first cannot take it again.
+        assert!(matches!(lease.retake(1), Err(SessionError::Leased { .. })));
+        second.append("note/add", &3).unwrap();
+    }
+    // Written elsewhere meanwhile: taken again, the first is told its view is stale.
+    assert!(!lease.retake(1).unwrap());
+    drop(first);
+    // Dropped, it let the lease go: the session opens again, whole.
+    let reopened = Session::open(
+        id.clone(),
+        second_store
+            .open_log(&id, OpenMode::Write, Durability::Fsync)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(reopened.next_seq(), 3);
+    // Taken again while held, it is not taken twice: let go once, it is free.
+    let other = unique("lease-once");
+    let log = first_store
+        .open_log(&other, OpenMode::Write, Durability::Fsync)
+        .unwrap();
+    let lease = log.lease().unwrap();
+    assert!(lease.retake(0).unwrap());
+    lease.release().unwrap();
+    second_store
+        .open_log(&other, OpenMode::Write, Durability::Fsync)
+        .expect("the lease was let go");
+    drop(log);
+}

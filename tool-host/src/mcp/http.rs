@@ -49,9 +49,14 @@
 //!
 //! With the file store, sessions are files of the session directory named by id, kept open
 //! (up to [`OPEN_FILES`]) while the server runs: one replica serves a directory. On PostgreSQL
-//! a session is opened for each call and closed after it, so its lease is held only while a
-//! call runs and the next request can land anywhere; when a replica dies mid-call, PostgreSQL
-//! ends its connection and the lease is free for the next.
+//! a replica keeps the sessions it served open (up to [`KEPT_SESSIONS`], each with a
+//! connection), but holds a session's writer lease only while one of its calls runs: the lease
+//! is let go after the call, so the next request can land on any replica. Taking it again
+//! reads the session's last seq in the same round trip; when another replica wrote the session
+//! meanwhile, the replica's view is stale and the session is opened anew (its seqs checked
+//! whole, its latest events read). A call then costs the lease, the append and the release
+//! when the session stayed where it was. When a replica dies mid-call, PostgreSQL ends its
+//! connection and the lease is free for the next.
 //!
 //! # Security
 //!
@@ -118,6 +123,10 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How many session files the file store keeps open.
 pub const OPEN_FILES: usize = 256;
+
+/// How many PostgreSQL sessions a replica keeps open between calls (each with a connection of
+/// its own, its lease let go).
+pub const KEPT_SESSIONS: usize = 64;
 
 /// How long an `initialize`-era session stays in a replica's memory without a request; after
 /// that a request restores it from the store.
@@ -194,16 +203,90 @@ pub struct HttpSessions {
 enum Backing {
     Files {
         dir: SessionDir,
-        open: Mutex<OpenFiles>,
+        open: Mutex<Kept<Agent>>,
     },
     #[cfg(feature = "postgres")]
-    Postgres(Box<tool_session_pg::PgStore>),
+    Postgres {
+        pg: Box<tool_session_pg::PgStore>,
+        open: Mutex<Kept<Arc<PgOpen>>>,
+    },
 }
 
-#[derive(Default)]
-struct OpenFiles {
-    agents: HashMap<String, Agent>,
+/// Sessions kept open, at most a number of them, the oldest let go first.
+struct Kept<T> {
+    open: HashMap<String, T>,
     order: VecDeque<String>,
+}
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept {
+            open: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+}
+
+impl<T: Clone> Kept<T> {
+    fn get(&self, id: &str) -> Option<T> {
+        self.open.get(id).cloned()
+    }
+
+    /// Keeps `value` as session `id`'s, letting the oldest go past `most`.
+    fn keep(&mut self, id: &str, value: T, most: usize) {
+        if self.open.insert(id.to_owned(), value).is_none() {
+            self.order.push_back(id.to_owned());
+        }
+        while self.open.len() > most
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.open.remove(&oldest);
+        }
+    }
+
+    fn forget(&mut self, id: &str) {
+        if self.open.remove(id).is_some() {
+            self.order.retain(|kept| kept != id);
+        }
+    }
+}
+
+/// A PostgreSQL session kept open between calls, its lease let go between them.
+#[cfg(feature = "postgres")]
+struct PgOpen {
+    agent: Agent,
+    lease: tool_session_pg::Lease,
+    /// One piece of work at a time: the lease is taken for it and let go after.
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// An agent session checked out for one piece of work (a call, or the MCP session's own
+/// event). On PostgreSQL it holds the session's writer lease until it is dropped.
+pub(crate) struct Checkout {
+    agent: Agent,
+    #[cfg(feature = "postgres")]
+    lease: Option<(tool_session_pg::Lease, tokio::sync::OwnedMutexGuard<()>)>,
+}
+
+impl Checkout {
+    /// The agent whose session the work goes to.
+    pub(crate) fn agent(&self) -> &Agent {
+        &self.agent
+    }
+}
+
+impl Drop for Checkout {
+    /// The lease is let go (a round trip, off an async worker), then the turn.
+    fn drop(&mut self) {
+        #[cfg(feature = "postgres")]
+        if let Some((lease, turn)) = self.lease.take() {
+            tool_runtime::blocking(move || {
+                // A lease that cannot be let go is on a lost connection, which lets it go.
+                let _ = lease.release();
+                drop(turn);
+            });
+        }
+    }
 }
 
 impl std::fmt::Debug for HttpSessions {
@@ -214,7 +297,7 @@ impl std::fmt::Debug for HttpSessions {
                 .field("dir", &dir.path())
                 .finish(),
             #[cfg(feature = "postgres")]
-            Backing::Postgres(pg) => f
+            Backing::Postgres { pg, .. } => f
                 .debug_struct("HttpSessions")
                 .field("postgres", &pg.url())
                 .finish(),
@@ -229,7 +312,7 @@ impl HttpSessions {
             hub,
             store: Backing::Files {
                 dir,
-                open: Mutex::new(OpenFiles::default()),
+                open: Mutex::new(Kept::default()),
             },
         }
     }
@@ -239,22 +322,20 @@ impl HttpSessions {
     pub fn postgres(hub: SessionHub, pg: tool_session_pg::PgStore) -> Self {
         HttpSessions {
             hub,
-            store: Backing::Postgres(Box::new(pg)),
+            store: Backing::Postgres {
+                pg: Box::new(pg),
+                open: Mutex::new(Kept::default()),
+            },
         }
     }
 
-    /// Session `id` opened for writing (created if absent), waiting up to [`LEASE_WAIT`] while
-    /// another process holds it. Blocks.
-    pub(crate) fn agent(&self, id: &str) -> Result<Agent, HostError> {
-        if let Backing::Files { open, .. } = &self.store
-            && let Some(agent) = lock(open).agents.get(id)
-        {
-            return Ok(agent.clone());
-        }
+    /// Session `id` checked out for writing (created if absent), waiting up to
+    /// [`LEASE_WAIT`] while another process holds it. Blocks.
+    pub(crate) fn agent(&self, id: &str) -> Result<Checkout, HostError> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
-            match self.open_for_writing(id) {
+            match self.check_out(id) {
                 Err(HostError::Session(
                     SessionError::Leased { .. }
                     | SessionError::Locked { .. }
@@ -268,9 +349,12 @@ impl HttpSessions {
         }
     }
 
-    fn open_for_writing(&self, id: &str) -> Result<Agent, HostError> {
+    fn check_out(&self, id: &str) -> Result<Checkout, HostError> {
         match &self.store {
             Backing::Files { dir, open } => {
+                if let Some(agent) = lock(open).get(id) {
+                    return Ok(Checkout::of(agent));
+                }
                 let log = dir.open_log(id, OpenMode::Write)?;
                 if let Some(torn) = log.torn_tail() {
                     crate::note!("warning: {torn}");
@@ -278,21 +362,52 @@ impl HttpSessions {
                 let session = self.hub.open(id.to_owned(), log)?;
                 crate::current_todos(&session, &dir.path_of(id)?)?;
                 let agent = Agent::new(id.to_owned(), session);
-                let mut open = lock(open);
-                if open.agents.len() >= OPEN_FILES
-                    && let Some(oldest) = open.order.pop_front()
-                {
-                    open.agents.remove(&oldest);
-                }
-                open.order.push_back(id.to_owned());
-                open.agents.insert(id.to_owned(), agent.clone());
-                Ok(agent)
+                lock(open).keep(id, agent.clone(), OPEN_FILES);
+                Ok(Checkout::of(agent))
             }
             #[cfg(feature = "postgres")]
-            Backing::Postgres(pg) => {
-                let session = pg.open(&self.hub, id, OpenMode::Write, Durability::default())?;
+            Backing::Postgres { pg, open } => {
+                // Kept open: the lease taken again, and the session's last seq still the one
+                // this replica wrote or read, else it is opened anew.
+                let kept = lock(open).get(id);
+                if let Some(kept) = kept {
+                    let turn = Arc::clone(&kept.turn).blocking_lock_owned();
+                    let last = kept.agent.session().next_seq() - 1;
+                    match kept.lease.retake(last) {
+                        Ok(true) => {
+                            return Ok(Checkout {
+                                agent: kept.agent.clone(),
+                                lease: Some((kept.lease.clone(), turn)),
+                            });
+                        }
+                        Err(error @ SessionError::Leased { .. }) => return Err(error.into()),
+                        // Written elsewhere meanwhile, or its connection lost: let go, so that
+                        // whoever waits for its turn finds it stale too.
+                        Ok(false) | Err(_) => {
+                            let _ = kept.lease.release();
+                            let mut open = lock(open);
+                            if open.get(id).is_some_and(|now| Arc::ptr_eq(&now, &kept)) {
+                                open.forget(id);
+                            }
+                        }
+                    }
+                    drop(turn);
+                }
+                let log = pg.open_log(id, OpenMode::Write, Durability::default())?;
+                let lease = log.lease().expect("a log opened for writing has a lease");
+                let session = self.hub.open(id.to_owned(), log)?;
                 crate::current_todos(&session, std::path::Path::new(id))?;
-                Ok(Agent::new(id.to_owned(), session))
+                let kept = Arc::new(PgOpen {
+                    agent: Agent::new(id.to_owned(), session),
+                    lease,
+                    turn: Arc::new(tokio::sync::Mutex::new(())),
+                });
+                let turn = Arc::clone(&kept.turn).blocking_lock_owned();
+                lock(open).keep(id, Arc::clone(&kept), KEPT_SESSIONS);
+                Ok(Checkout {
+                    agent: kept.agent.clone(),
+                    lease: Some((kept.lease.clone(), turn)),
+                })
             }
         }
     }
@@ -301,7 +416,7 @@ impl HttpSessions {
     fn read(&self, id: &str) -> Result<Option<Session>, HostError> {
         match &self.store {
             Backing::Files { dir, open } => {
-                if let Some(agent) = lock(open).agents.get(id) {
+                if let Some(agent) = lock(open).get(id) {
                     return Ok(Some(agent.session().clone()));
                 }
                 let path = dir.path_of(id)?;
@@ -312,7 +427,7 @@ impl HttpSessions {
                 Ok(Some(Session::open(id.to_owned(), log)?))
             }
             #[cfg(feature = "postgres")]
-            Backing::Postgres(pg) => {
+            Backing::Postgres { pg, .. } => {
                 let log = pg.open_log(id, OpenMode::Read, Durability::default())?;
                 let session = Session::open(id.to_owned(), log)?;
                 Ok((session.next_seq() > 1).then_some(session))
@@ -320,13 +435,22 @@ impl HttpSessions {
         }
     }
 
-    /// Forgets the open file of session `id`, if it is one.
-    #[cfg_attr(not(feature = "postgres"), allow(irrefutable_let_patterns))]
+    /// Lets session `id` go, if it is kept open.
     fn release(&self, id: &str) {
-        if let Backing::Files { open, .. } = &self.store {
-            let mut open = lock(open);
-            open.agents.remove(id);
-            open.order.retain(|kept| kept != id);
+        match &self.store {
+            Backing::Files { open, .. } => lock(open).forget(id),
+            #[cfg(feature = "postgres")]
+            Backing::Postgres { open, .. } => lock(open).forget(id),
+        }
+    }
+}
+
+impl Checkout {
+    fn of(agent: Agent) -> Self {
+        Checkout {
+            agent,
+            #[cfg(feature = "postgres")]
+            lease: None,
         }
     }
 }
@@ -374,8 +498,8 @@ impl SessionStore for McpSessions {
         let id = session_id.to_owned();
         let state = state.clone();
         blocking_task(move || {
-            let agent = sessions.agent(&id)?;
-            agent.session().append(SESSION_EVENT, &state)?;
+            let checkout = sessions.agent(&id)?;
+            checkout.agent().session().append(SESSION_EVENT, &state)?;
             Ok(())
         })
         .await
@@ -385,11 +509,12 @@ impl SessionStore for McpSessions {
         let sessions = Arc::clone(&self.0);
         let id = session_id.to_owned();
         blocking_task(move || {
-            let agent = sessions.agent(&id)?;
-            agent
+            let checkout = sessions.agent(&id)?;
+            checkout
+                .agent()
                 .session()
                 .append(ENDED_EVENT, &serde_json::json!({}))?;
-            drop(agent);
+            drop(checkout);
             sessions.release(&id);
             Ok(())
         })

@@ -67,6 +67,13 @@ enum Agents {
     PerRequest(Arc<http::HttpSessions>),
 }
 
+/// What a call holds of its session while it runs: over HTTP, its checkout (on PostgreSQL,
+/// the session's writer lease).
+#[cfg(feature = "http")]
+type Held = Option<http::Checkout>;
+#[cfg(not(feature = "http"))]
+type Held = ();
+
 /// The calls in flight, and the signal that cancels them all (a server stopping).
 #[derive(Clone, Default)]
 struct Calls {
@@ -164,8 +171,8 @@ impl ServerHandler for McpServer {
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
-        let agent = match self.agent_for(&request, &context).await {
-            Ok(agent) => agent,
+        let (agent, held) = match self.agent_for(&request, &context).await {
+            Ok(opened) => opened,
             Err(error) => {
                 if let Some(raw) = raw {
                     raw.ticket.finish();
@@ -197,6 +204,7 @@ impl ServerHandler for McpServer {
         };
         // The session (on PostgreSQL, its lease) is let go before the next call's turn.
         drop(exec);
+        drop(held);
         if let Some(raw) = raw {
             raw.ticket.finish();
         }
@@ -232,9 +240,9 @@ impl McpServer {
         #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
             RoleServer,
         >,
-    ) -> Result<Agent, ErrorData> {
+    ) -> Result<(Agent, Held), ErrorData> {
         match &self.agents {
-            Agents::One(agent) => Ok(agent.clone()),
+            Agents::One(agent) => Ok((agent.clone(), Held::default())),
             #[cfg(feature = "http")]
             Agents::PerRequest(sessions) => {
                 let headers = context
@@ -256,20 +264,20 @@ impl McpServer {
                 let opened = tokio::task::spawn_blocking(move || sessions.agent(&id))
                     .await
                     .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-                let agent = opened.map_err(|error| {
+                let checkout = opened.map_err(|error| {
                     crate::note!("{} mcp: {error}", self.name);
                     ErrorData::internal_error(
                         format!("the session could not be opened: {error}"),
                         None,
                     )
                 })?;
-                if of_mcp_session && http::ended(agent.session()) {
+                if of_mcp_session && http::ended(checkout.agent().session()) {
                     return Err(ErrorData::invalid_request(
                         "the MCP session has ended (DELETE); start another with initialize",
                         None,
                     ));
                 }
-                Ok(agent)
+                Ok((checkout.agent().clone(), Some(checkout)))
             }
         }
     }
