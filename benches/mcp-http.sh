@@ -25,8 +25,8 @@ cargo build --release --quiet -p tool-host
 
 cat > "$work/call.lua" <<'LUA'
 -- A stateless-era tools/call of todo_write; each request names one of this thread's sessions
--- (as many as its connections, given after `--`), so calls of one session seldom wait on each
--- other.
+-- (as many as its connections, given after `--` with a name for the run, so that each run
+-- starts with new sessions), so calls of one session seldom wait on each other.
 local body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todo_write",' ..
   '"arguments":{"todos":[{"content":"Plan","status":"completed"},' ..
   '{"content":"Build","status":"in_progress"},{"content":"Ship","status":"pending"}]},' ..
@@ -39,12 +39,14 @@ function setup(thread)
 end
 local n = 0
 local per = 1
+local run = ""
 function init(args)
   per = tonumber(args[1])
+  run = args[2]
 end
 function request()
   n = n + 1
-  wrk.headers["Agent-Session"] = "t" .. tid .. "-" .. (n % per)
+  wrk.headers["Agent-Session"] = run .. "-t" .. tid .. "-" .. (n % per)
   return wrk.format("POST", "/mcp", nil, body)
 end
 function done(summary, latency, requests)
@@ -72,7 +74,7 @@ run() { # label port
             -H 'Accept: application/json, text/event-stream' \
             -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
             -H 'Mcp-Name: todo_write' \
-            -s "$work/call.lua" "http://127.0.0.1:$2/mcp" -- $((clients / threads)) | grep '^RESULT')
+            -s "$work/call.lua" "http://127.0.0.1:$2/mcp" -- $((clients / threads)) "r$clients-$RANDOM" | grep '^RESULT')
         read -r _ rps p50 p99 errors <<< "$line"
         echo "| $1 | $clients | $rps | $p50 ms | $p99 ms | $errors |"
     done
