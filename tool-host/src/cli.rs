@@ -248,7 +248,8 @@ pub(crate) enum Format {
 pub(crate) struct HttpArgs {
     /// Serve Streamable HTTP on this address: `PORT` (on 127.0.0.1), `IP:PORT` or
     /// `localhost:PORT`; port 0 takes a free one. The address served is printed on standard
-    /// error.
+    /// error. An address other machines reach needs `--auth-issuer`, `--auth-jwks` or
+    /// `--auth-tokens`.
     #[arg(long, value_name = "ADDR", value_parser = mcp::http::parse_addr, conflicts_with = "session")]
     pub(crate) http: Option<std::net::SocketAddr>,
     /// The endpoint's path.
@@ -262,6 +263,53 @@ pub(crate) struct HttpArgs {
     /// the address bound; any other is refused (403). May be repeated.
     #[arg(long, value_name = "HOST", requires = "http")]
     pub(crate) allow_host: Vec<String>,
+    /// Take access tokens (JWTs) of this OAuth authorization server (`iss`); its metadata
+    /// names its keys unless `--auth-jwks` does. The endpoint's protected-resource metadata
+    /// names it, so clients find it from a `401`.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLHOST_AUTH_ISSUER",
+        requires = "http"
+    )]
+    pub(crate) auth_issuer: Option<String>,
+    /// The issuer's keys: a JWKS URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLHOST_AUTH_JWKS",
+        requires = "http"
+    )]
+    pub(crate) auth_jwks: Option<String>,
+    /// The audience a token must name (`aud`). Default: the resource's URL (`--auth-resource`).
+    #[arg(
+        long,
+        value_name = "AUDIENCE",
+        env = "TOOLHOST_AUTH_AUDIENCE",
+        requires = "http"
+    )]
+    pub(crate) auth_audience: Option<String>,
+    /// Take the tokens of this file: a line per token, `TOKEN SUBJECT [SCOPE…]`. Tokens are
+    /// read from a file, never from the command line.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "TOOLHOST_AUTH_TOKENS",
+        requires = "http"
+    )]
+    pub(crate) auth_tokens: Option<PathBuf>,
+    /// The endpoint's public URL, as clients reach it (behind a proxy). Default: the address
+    /// served and `--http-path`.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLHOST_AUTH_RESOURCE",
+        requires = "http"
+    )]
+    pub(crate) auth_resource: Option<String>,
+    /// A scope the resource knows, as its metadata says. May be repeated.
+    #[arg(long, value_name = "SCOPE", requires = "http")]
+    pub(crate) auth_scope: Vec<String>,
     /// On SIGTERM or Ctrl-C, how long calls in flight may finish before they are cancelled.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration, requires = "http")]
     pub(crate) shutdown_grace: std::time::Duration,

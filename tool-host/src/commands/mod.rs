@@ -78,14 +78,29 @@ pub(crate) fn run(
                     http_path,
                     allow_origin,
                     allow_host,
+                    auth_issuer,
+                    auth_jwks,
+                    auth_audience,
+                    auth_tokens,
+                    auth_resource,
+                    auth_scope,
                     shutdown_grace,
                 },
             session_dir,
             ..
         } => {
+            let auth = crate::mcp::auth::AuthOptions {
+                issuer: auth_issuer,
+                audience: auth_audience,
+                jwks: auth_jwks,
+                tokens: auth_tokens,
+                resource: auth_resource,
+                scopes: auth_scope,
+            };
             let mut options = crate::mcp::http::HttpOptions::default()
                 .path(&http_path)
-                .grace(shutdown_grace);
+                .grace(shutdown_grace)
+                .auth(auth);
             for origin in &allow_origin {
                 options = options.allow_origin(origin);
             }
@@ -149,6 +164,7 @@ fn serve_http(
         .worker_threads(2)
         .enable_all()
         .build()?;
+    options.may_serve(addr)?;
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr)
             .await

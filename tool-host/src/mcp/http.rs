@@ -95,6 +95,7 @@ use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
 use tool_runtime::{Agent, Session, SessionError, SessionHub};
 
 use super::McpServer;
+use super::auth::{Auth, AuthOptions};
 use super::order::Arrivals;
 use super::transport::{self, Incoming, RawCall};
 use crate::HostError;
@@ -139,6 +140,7 @@ pub struct HttpOptions {
     allowed_origins: Vec<String>,
     allowed_hosts: Vec<String>,
     grace: Duration,
+    auth: AuthOptions,
 }
 
 impl Default for HttpOptions {
@@ -148,6 +150,7 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             grace: Duration::from_secs(10),
+            auth: AuthOptions::default(),
         }
     }
 }
@@ -186,6 +189,26 @@ impl HttpOptions {
     pub fn grace(mut self, grace: Duration) -> Self {
         self.grace = grace;
         self
+    }
+
+    /// Checks callers as `auth` says (see [`auth`](super::auth)). Without it the server serves
+    /// loopback addresses only.
+    #[must_use]
+    pub fn auth(mut self, auth: AuthOptions) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// Refuses an address other machines reach when no way of checking callers is set.
+    pub fn may_serve(&self, addr: SocketAddr) -> Result<(), HostError> {
+        if addr.ip().is_loopback() || self.auth.enabled() {
+            return Ok(());
+        }
+        Err(HostError::Input(format!(
+            "{addr} is reachable from other machines, and without --auth-issuer, --auth-jwks or \
+             --auth-tokens anyone who reaches it could call the tools: serve a loopback \
+             address, or say who may call"
+        )))
     }
 
     /// The endpoint's path.
@@ -778,6 +801,17 @@ impl McpServer {
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), HostError> {
         let local = listener.local_addr()?;
+        options.may_serve(local)?;
+        let auth = if options.auth.enabled() {
+            let auth_options = options.auth.clone();
+            let resource = format!("http://{local}{}", options.path);
+            let built = tokio::task::spawn_blocking(move || Auth::new(&auth_options, resource))
+                .await
+                .map_err(|error| HostError::Mcp(error.to_string()))??;
+            Some(Arc::new(built))
+        } else {
+            None
+        };
         let sessions = match &self.agents {
             super::Agents::PerRequest(sessions) => Arc::clone(sessions),
             super::Agents::One(_) => {
@@ -810,9 +844,22 @@ impl McpServer {
             max_args_bytes,
             arrivals: Mutex::new(HashMap::new()),
         });
-        let app = axum::Router::new()
+        let mut app = axum::Router::new()
             .route_service(&options.path, service)
             .layer(axum::middleware::from_fn_with_state(front_state, front));
+        if let Some(auth) = auth {
+            // Who calls is checked before anything of the request is read.
+            app = app.layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&auth),
+                super::auth::authorize,
+            ));
+            for path in auth.metadata_paths() {
+                app = app.route(
+                    &path,
+                    axum::routing::get(super::auth::metadata).with_state(Arc::clone(&auth)),
+                );
+            }
+        }
         let accepting = CancellationToken::new();
         let served = tokio::spawn(accept(listener, app, accepting.clone()));
         stop.await;

@@ -19,6 +19,8 @@
 //! every call that arrived before it to finish.)
 
 #[cfg(feature = "http")]
+pub mod auth;
+#[cfg(feature = "http")]
 pub mod http;
 mod order;
 pub mod transport;

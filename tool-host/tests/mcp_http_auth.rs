@@ -1,0 +1,303 @@
+//! `toolhost mcp --http` as an OAuth resource server: protected-resource metadata, a `401` that
+//! names it, JWT access tokens of an issuer checked whole (tokens minted by PyJWT in
+//! `auth/issuer.py`: forged, expired, not yet valid, for another audience or issuer, of an
+//! unknown key, `alg: none`, an HMAC made with the public key, oversized: each refused, nothing
+//! of it reaching a tool), a rotated key taken up, static tokens, and no address other
+//! machines reach without a way of checking callers.
+
+mod http;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use http::{HttpServer, Reply, tool_result};
+use serde_json::Value;
+
+const LIST: &str = r#"{"todos":[{"content":"Ship","status":"in_progress"}]}"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolhost-auth-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn python() -> PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
+/// The issuer of `auth/issuer.py`, on a free port; killed when dropped.
+struct Issuer {
+    child: Child,
+    port: u16,
+}
+
+impl Issuer {
+    fn start() -> Issuer {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/auth/issuer.py");
+        let mut child = Command::new(python())
+            .arg(script)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().unwrap_or_else(|_| {
+            panic!("the issuer did not start (PyJWT from .ci/run's venv): {line:?}")
+        });
+        Issuer { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn get(&self, path: &str) -> String {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        let reply = http::request(addr, "GET", path, &[], b"");
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.body
+    }
+
+    fn token(&self, case: &str) -> String {
+        self.get(&format!("/token?case={case}&aud=toolhost-test"))
+    }
+
+    fn fetches(&self) -> u64 {
+        serde_json::from_str::<Value>(&self.get("/fetches")).unwrap()["fetches"]
+            .as_u64()
+            .unwrap()
+    }
+}
+
+impl Drop for Issuer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A stateless-era call of todo_write for `session` with `token` (if any).
+fn call(server: &HttpServer, session: &str, token: Option<&str>) -> Reply {
+    let mut headers = http::stateless_headers(session, "todo_write");
+    if let Some(token) = token {
+        headers.push(("Authorization".into(), format!("Bearer {token}")));
+    }
+    http::post(server.addr, &headers, &http::call_body(1, LIST))
+}
+
+fn accepted(reply: &Reply) {
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(
+        tool_result(&reply.message()),
+        (
+            "Updated todo list: 0 pending, 1 in progress, 0 completed".to_owned(),
+            false
+        )
+    );
+}
+
+fn refused(reply: &Reply, token: &str, server: &HttpServer) -> String {
+    assert_eq!(reply.status, 401, "{reply:?}");
+    let challenge = reply.header("www-authenticate").unwrap_or_default();
+    assert!(
+        challenge.starts_with(&format!(
+            "Bearer resource_metadata=\"http://{}/.well-known/oauth-protected-resource/mcp\"",
+            server.addr
+        )),
+        "{challenge}"
+    );
+    assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+    // No part of the token is said back.
+    let signature = token.rsplit('.').next().unwrap_or(token);
+    if signature.len() > 8 {
+        assert!(!reply.body.contains(signature) && !challenge.contains(signature));
+    }
+    challenge.to_owned()
+}
+
+#[test]
+fn tokens_of_the_issuer_are_checked_whole_and_every_bad_one_is_refused() {
+    let issuer = Issuer::start();
+    let dir = scratch("jwt");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+        .arg(&dir)
+        .args(["--auth-issuer", &issuer.url()])
+        .args([
+            "--auth-audience",
+            "toolhost-test",
+            "--auth-scope",
+            "todos:write",
+        ]);
+    let server = HttpServer::spawn(command);
+
+    // The metadata, at the endpoint's own well-known place, names the issuer.
+    let metadata = http::request(
+        server.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        b"",
+    );
+    assert_eq!(metadata.status, 200, "{metadata:?}");
+    let metadata: Value = serde_json::from_str(&metadata.body).unwrap();
+    assert_eq!(metadata["resource"], server.url, "{metadata}");
+    assert_eq!(metadata["authorization_servers"][0], issuer.url());
+    assert_eq!(metadata["scopes_supported"][0], "todos:write");
+
+    // No token: 401, the challenge naming the metadata and the scopes.
+    let reply = call(&server, "anonymous", None);
+    assert_eq!(reply.status, 401, "{reply:?}");
+    let challenge = reply.header("www-authenticate").unwrap();
+    assert!(challenge.contains("resource_metadata="), "{challenge}");
+    assert!(challenge.contains("scope=\"todos:write\""), "{challenge}");
+    assert!(!challenge.contains("error="), "{challenge}");
+
+    // Good tokens, of either key kind, and one expired within the clock skew.
+    for case in ["good", "ec", "skewed"] {
+        accepted(&call(
+            &server,
+            &format!("ok-{case}"),
+            Some(&issuer.token(case)),
+        ));
+    }
+
+    let bad = [
+        ("expired", "has expired"),
+        ("not_yet", "not valid yet"),
+        ("other_audience", "another audience"),
+        ("other_issuer", "another issuer"),
+        ("no_subject", "no `sub` claim"),
+        ("unknown_kid", "not one of the issuer's"),
+        ("none", "not a JWT this server reads"),
+        ("hmac_with_public_key", "algorithm"),
+        ("forged", "signature does not verify"),
+        ("big", "more than 16384 bytes"),
+    ];
+    for (case, why) in bad {
+        let token = issuer.token(case);
+        let challenge = refused(
+            &call(&server, &format!("bad-{case}"), Some(&token)),
+            &token,
+            &server,
+        );
+        assert!(challenge.contains(why), "{case}: {challenge}");
+        // Nothing of it reached a tool: no session was opened for it.
+        assert!(!dir.join(format!("bad-{case}.jsonl")).exists(), "{case}");
+    }
+    let reply = call(&server, "bad-scheme", None);
+    assert_eq!(reply.status, 401);
+    let mut headers = http::stateless_headers("bad-basic", "todo_write");
+    headers.push(("Authorization".into(), "Basic YWxpY2U6c2VjcmV0".into()));
+    let reply = http::post(server.addr, &headers, &http::call_body(1, LIST));
+    assert_eq!(reply.status, 401, "{reply:?}");
+
+    // Unknown keys do not make the server hammer the issuer: one fetch at most per 5 s.
+    let before = issuer.fetches();
+    for _ in 0..20 {
+        let token = issuer.token("unknown_kid");
+        refused(&call(&server, "bad-kid", Some(&token)), &token, &server);
+    }
+    assert!(
+        issuer.fetches() <= before + 1,
+        "{} fetches",
+        issuer.fetches() - before
+    );
+
+    // A key rotated in is taken up once its JWKS may be fetched again.
+    issuer.get("/rotate");
+    std::thread::sleep(Duration::from_millis(5200));
+    accepted(&call(&server, "ok-rotated", Some(&issuer.token("rotated"))));
+    accepted(&call(&server, "ok-after", Some(&issuer.token("good"))));
+
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        !stderr.contains("eyJ"),
+        "a token on standard error: {stderr}"
+    );
+}
+
+#[test]
+fn static_tokens_come_from_a_file_and_nothing_else_gets_in() {
+    let dir = scratch("static");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        "# team tokens\nsecret-token-of-alice alice todos:write\nsecret-token-of-bob bob\n",
+    )
+    .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+        .arg(dir.join("sessions"))
+        .arg("--auth-tokens")
+        .arg(&tokens);
+    let server = HttpServer::spawn(command);
+    accepted(&call(&server, "alice", Some("secret-token-of-alice")));
+    accepted(&call(&server, "bob", Some("secret-token-of-bob")));
+    refused(
+        &call(&server, "mallory", Some("secret-token-of-mallory")),
+        "secret-token-of-mallory",
+        &server,
+    );
+    assert_eq!(call(&server, "nobody", None).status, 401);
+    // No issuer: the metadata names none.
+    let metadata = http::request(
+        server.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        b"",
+    );
+    let metadata: Value = serde_json::from_str(&metadata.body).unwrap();
+    assert_eq!(metadata["resource"], server.url);
+    assert!(
+        metadata.get("authorization_servers").is_none(),
+        "{metadata}"
+    );
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{stderr}");
+    assert!(!stderr.contains("secret-token"), "{stderr}");
+}
+
+#[test]
+fn an_address_other_machines_reach_needs_a_way_of_checking_callers() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("reachable from other machines") && stderr.contains("--auth-tokens"),
+        "{stderr}"
+    );
+    // A tokens file that does not read is named, and nothing is served.
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-tokens",
+            "/nonexistent/tokens",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the tokens file"));
+}
