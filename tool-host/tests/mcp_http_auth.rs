@@ -301,3 +301,67 @@ fn an_address_other_machines_reach_needs_a_way_of_checking_callers() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("the tokens file"));
 }
+
+#[test]
+fn the_python_sdks_oauth_client_finds_the_authorization_server_and_calls_todo_write() {
+    // The authorization server: the Python MCP SDK's own routes (auth/authorization_server.py).
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/auth/authorization_server.py");
+    let mut server_process = Command::new(python())
+        .arg(script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server_process.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
+    struct Kill(Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _authorization_server = Kill(server_process);
+    // Its issuer as its metadata writes it, a root URL with its slash.
+    let issuer = format!("http://127.0.0.1:{port}/");
+
+    let dir = scratch("oauth");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+        .arg(&dir)
+        .args(["--auth-issuer", &issuer])
+        .args(["--auth-jwks", &format!("{issuer}jwks")])
+        .args(["--auth-scope", "todos:write"]);
+    let server = HttpServer::spawn(command);
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/auth/oauth_client.py");
+    let output = Command::new(python())
+        .arg(client)
+        .arg(&server.url)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("oauth client: all checks passed"),
+        "{stdout}\n{stderr}"
+    );
+    // The call landed in the session the client named.
+    let replay = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .arg("replay")
+        .arg(dir.join("oauth.jsonl"))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&replay.stdout).trim(),
+        r#"[{"content":"Ship","status":"in_progress"}]"#
+    );
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{stderr}");
+    assert!(!stderr.contains("eyJ"), "{stderr}");
+}
