@@ -23,10 +23,13 @@ pub(crate) struct Attrs {
     pub assert_formats: bool,
     /// `timeout = "30s"`: how long a call may run, and the literal it was read from.
     pub timeout: Option<(std::time::Duration, LitStr)>,
+    /// `scopes = "todos:write"`: the OAuth scopes a caller needs, space-separated.
+    pub scopes: Vec<String>,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `timeout`, `assert_formats`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `timeout`, `scopes`, `assert_formats`, `type_name` or \
+    `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -42,6 +45,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut blocking = SetOnce::new(cx, "blocking");
     let mut assert_formats = SetOnce::new(cx, "assert_formats");
     let mut timeout = SetOnce::new(cx, "timeout");
+    let mut scopes = SetOnce::new(cx, "scopes");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -112,6 +116,21 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
                     "expected a duration longer than zero as a string literal: `timeout = \"30s\"`, `\"500ms\"`, `\"2m\"`",
                 ),
             }
+        } else if meta.path.is_ident("scopes") {
+            let value: Expr = meta.value()?.parse()?;
+            match &value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => match parse_scopes(&lit.value()) {
+                    Ok(parsed) => scopes.set(&key, parsed),
+                    Err(message) => cx.error_spanned_by(lit, message),
+                },
+                other => cx.error_spanned_by(
+                    other,
+                    "expected the scopes as a string literal, space-separated: \
+                     `scopes = \"todos:write\"`",
+                ),
+            }
         } else if meta.path.is_ident("assert_formats") {
             assert_formats.set(&key, ());
         } else if meta.path.is_ident("allow_undocumented") {
@@ -161,7 +180,41 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         blocking: blocking.value,
         assert_formats: assert_formats.value.is_some(),
         timeout: timeout.value,
+        scopes: scopes.value.unwrap_or_default(),
     }
+}
+
+/// The scopes of `scopes = "…"`: one or more scope tokens of OAuth (RFC 6749 §3.3: printable
+/// ASCII but the space, `"` and `\`), space-separated, each once.
+fn parse_scopes(text: &str) -> Result<Vec<String>, String> {
+    let scopes: Vec<String> = text.split(' ').map(str::to_owned).collect();
+    if text.trim().is_empty() {
+        return Err(
+            "expected one or more scopes, space-separated: `scopes = \"todos:write\"`".into(),
+        );
+    }
+    for scope in &scopes {
+        if scope.is_empty() {
+            return Err(format!(
+                "`{text}`: scopes are separated by one space, with none before or after"
+            ));
+        }
+        if let Some(bad) = scope
+            .chars()
+            .find(|c| !matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E'))
+        {
+            return Err(format!(
+                "`{scope}` is not a scope: it has {bad:?}, and a scope is printable ASCII \
+                 without the space, `\"` or `\\` (RFC 6749)"
+            ));
+        }
+    }
+    for (index, scope) in scopes.iter().enumerate() {
+        if scopes[..index].contains(scope) {
+            return Err(format!("the scope `{scope}` is given twice"));
+        }
+    }
+    Ok(scopes)
 }
 
 /// An argument that may be given once; a second occurrence is reported on its key.

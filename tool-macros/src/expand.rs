@@ -242,6 +242,11 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         quote!(.with_timeout(::core::time::Duration::new(#secs, #nanos)))
     });
 
+    let scopes = (!tool.attrs.scopes.is_empty()).then(|| {
+        let scopes = &tool.attrs.scopes;
+        quote!(.with_scopes(&[#(#scopes),*]))
+    });
+
     // The title and hints declared, and nothing else.
     let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
         let title = tool.attrs.title.iter();
@@ -368,6 +373,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #annotations
                             #output_schema
                             #timeout
+                            #scopes
                     })
                 }
 

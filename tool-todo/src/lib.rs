@@ -88,14 +88,17 @@ struct TodoWriteData {
 
 #[doc = include_str!("todo_write.description.txt")]
 // Replacing the list destroys nothing (every list stays in the session log), sending one list
-// twice leaves the state it left once, and the tool reaches nothing beyond its session.
+// twice leaves the state it left once, and the tool reaches nothing beyond its session. Over an
+// endpoint that checks its callers, a caller needs the `todos:write` scope (not part of what a
+// model sees).
 #[tool(
     name = "todo_write",
     description = include_str!("todo_write.description.txt"),
     title = "Todo list",
     destructive = false,
     idempotent,
-    open_world = false
+    open_world = false,
+    scopes = "todos:write"
 )]
 pub fn todo_write(
     agent: Agent,

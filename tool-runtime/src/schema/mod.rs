@@ -43,6 +43,9 @@ pub struct Definition {
     output_schema: Option<Value>,
     /// How long a call may run, if the tool says.
     timeout: Option<Duration>,
+    /// The OAuth scopes a caller's token needs to call the tool over an endpoint that checks
+    /// callers.
+    scopes: Vec<Cow<'static, str>>,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -92,6 +95,7 @@ impl Definition {
             annotations: Annotations::new(),
             output_schema: None,
             timeout: None,
+            scopes: Vec::new(),
             rendered: Default::default(),
         }
     }
@@ -131,6 +135,22 @@ impl Definition {
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// The same definition for a tool a caller may call only with a token granting every one
+    /// of `scopes` (`#[tool(scopes = "todos:write")]`), where the host checks callers (an
+    /// HTTP endpoint with authorization on): without them the call is refused before its
+    /// arguments are read, and the tool is not listed to that caller. It is not part of what a
+    /// model sees.
+    #[must_use]
+    pub fn with_scopes(mut self, scopes: &[&'static str]) -> Self {
+        self.scopes = scopes.iter().map(|scope| Cow::Borrowed(*scope)).collect();
+        self
+    }
+
+    /// The scopes a caller needs ([`Definition::with_scopes`]); none when the tool says none.
+    pub fn scopes(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.scopes.iter().map(|scope| scope.as_ref())
     }
 
     /// How long a call may run, if the tool says; else the host's default applies
