@@ -2,7 +2,8 @@
 //! names it, JWT access tokens of an issuer checked whole (tokens minted by PyJWT in
 //! `auth/issuer.py`: forged, expired, not yet valid, for another audience or issuer, of an
 //! unknown key, `alg: none`, an HMAC made with the public key, oversized: each refused, nothing
-//! of it reaching a tool), a rotated key taken up, static tokens, and no address other
+//! of it reaching a tool), a rotated key taken up, static tokens, tools listed and called by
+//! the scopes a token grants, the Python SDK's OAuth client end to end, and no address other
 //! machines reach without a way of checking callers.
 
 mod http;
@@ -94,6 +95,27 @@ fn call(server: &HttpServer, session: &str, token: Option<&str>) -> Reply {
         headers.push(("Authorization".into(), format!("Bearer {token}")));
     }
     http::post(server.addr, &headers, &http::call_body(1, LIST))
+}
+
+/// The tools `tools/list` shows the holder of `token`.
+fn listed(server: &HttpServer, token: &str) -> Vec<String> {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
+        http::STATELESS
+    );
+    let headers = vec![
+        ("MCP-Protocol-Version".into(), http::STATELESS.into()),
+        ("Mcp-Method".into(), "tools/list".into()),
+        ("Authorization".into(), format!("Bearer {token}")),
+    ];
+    let reply = http::post(server.addr, &headers, &body);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    reply.message()["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reply:?}"))
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 fn accepted(reply: &Reply) {
@@ -247,7 +269,27 @@ fn static_tokens_come_from_a_file_and_nothing_else_gets_in() {
         .arg(&tokens);
     let server = HttpServer::spawn(command);
     accepted(&call(&server, "alice", Some("secret-token-of-alice")));
-    accepted(&call(&server, "bob", Some("secret-token-of-bob")));
+    assert_eq!(listed(&server, "secret-token-of-alice"), ["todo_write"]);
+    // Bob's token grants no scope: todo_write (`todos:write`) is not listed to him, and his
+    // call is refused before its arguments are read, with what to ask for.
+    assert!(listed(&server, "secret-token-of-bob").is_empty());
+    let reply = call(&server, "bob", Some("secret-token-of-bob"));
+    assert_eq!(reply.status, 403, "{reply:?}");
+    let challenge = reply.header("www-authenticate").unwrap();
+    assert!(
+        challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"todos:write\""),
+        "{challenge}"
+    );
+    let message: Value = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(message["id"], 1, "{message}");
+    assert!(
+        message["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("needs the scope todos:write"),
+        "{message}"
+    );
+    assert!(!dir.join("sessions/bob.jsonl").exists());
     refused(
         &call(&server, "mallory", Some("secret-token-of-mallory")),
         "secret-token-of-mallory",
@@ -350,10 +392,15 @@ fn the_python_sdks_oauth_client_finds_the_authorization_server_and_calls_todo_wr
         stdout.contains("oauth client: all checks passed"),
         "{stdout}\n{stderr}"
     );
-    // The call landed in the session the client named.
+    // The call landed in the session the client named, among the sessions of its user.
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.to_string_lossy().ends_with(".oauth.jsonl"))
+        .expect("the session alice named");
     let replay = Command::new(env!("CARGO_BIN_EXE_toolhost"))
         .arg("replay")
-        .arg(dir.join("oauth.jsonl"))
+        .arg(&file)
         .args(["--format", "json"])
         .output()
         .unwrap();
@@ -364,4 +411,123 @@ fn the_python_sdks_oauth_client_finds_the_authorization_server_and_calls_todo_wr
     let (status, stderr) = server.stop();
     assert!(status.success(), "{stderr}");
     assert!(!stderr.contains("eyJ"), "{stderr}");
+}
+
+/// The headers that carry `token`.
+fn bearer(token: &str) -> Vec<(String, String)> {
+    vec![("Authorization".into(), format!("Bearer {token}"))]
+}
+
+#[test]
+fn a_session_is_its_owners_and_to_anyone_else_it_does_not_exist() {
+    let dir = scratch("owners");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        "token-of-alice alice todos:write\ntoken-of-carol carol todos:write\n",
+    )
+    .unwrap();
+    let sessions = dir.join("sessions");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+        .arg(&sessions)
+        .arg("--auth-tokens")
+        .arg(&tokens);
+    let server = HttpServer::spawn(command);
+    let addr = server.addr;
+
+    // Stateless: one name, two callers, two sessions; neither sees the other's list.
+    for (token, content) in [("token-of-alice", "alice's"), ("token-of-carol", "carol's")] {
+        let mut headers = http::stateless_headers("shared", "todo_write");
+        headers.extend(bearer(token));
+        let args = format!(r#"{{"todos":[{{"content":"{content}","status":"pending"}}]}}"#);
+        let reply = http::post(addr, &headers, &http::call_body(1, &args));
+        assert!(!tool_result(&reply.message()).1, "{reply:?}");
+    }
+    let mut lists = Vec::new();
+    for entry in std::fs::read_dir(&sessions).unwrap() {
+        let path = entry.unwrap().path();
+        assert!(
+            path.to_string_lossy().ends_with(".shared.jsonl"),
+            "{path:?}"
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let events: Vec<Value> = text
+            .lines()
+            .skip(1)
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        // The owner first, then the list.
+        assert_eq!(events[0]["kind"], "session/owner", "{text}");
+        let owner = events[0]["data"]["subject"].as_str().unwrap().to_owned();
+        let content = events[1]["data"]["todos"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        lists.push((owner, content));
+    }
+    lists.sort();
+    assert_eq!(
+        lists,
+        [
+            ("alice".to_owned(), "alice's".to_owned()),
+            ("carol".to_owned(), "carol's".to_owned())
+        ]
+    );
+
+    // An initialize-era session: alice's; carol's every use of its id is answered as a session
+    // that does not exist, to the byte.
+    let alice = http::initialize_as(addr, &bearer("token-of-alice"));
+    accepted(&http::session_call_as(
+        addr,
+        &alice,
+        2,
+        LIST,
+        &bearer("token-of-alice"),
+    ));
+    let unknown = http::session_call_as(
+        addr,
+        "00000000-0000-0000-0000-000000000000",
+        3,
+        LIST,
+        &bearer("token-of-carol"),
+    );
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    let guesses = [
+        alice.clone(),
+        alice.to_uppercase(),
+        format!("{}0", &alice[..alice.len() - 1]),
+        "1".to_owned(),
+    ];
+    for guess in &guesses {
+        let reply = http::session_call_as(addr, guess, 4, LIST, &bearer("token-of-carol"));
+        assert_eq!(
+            (reply.status, &reply.body),
+            (unknown.status, &unknown.body),
+            "{guess}"
+        );
+        for method in ["GET", "DELETE"] {
+            let mut headers = http::session_headers(guess);
+            headers.extend(bearer("token-of-carol"));
+            headers.push(("Accept".into(), "text/event-stream".into()));
+            let reply = http::request(addr, method, "/mcp", &headers, b"");
+            assert_eq!(
+                (reply.status, &reply.body),
+                (unknown.status, &unknown.body),
+                "{method} {guess}"
+            );
+        }
+    }
+    // Alice's session goes on, untouched; without a token, nobody gets as far.
+    accepted(&http::session_call_as(
+        addr,
+        &alice,
+        5,
+        LIST,
+        &bearer("token-of-alice"),
+    ));
+    assert_eq!(http::session_call(addr, &alice, 6, LIST).status, 401);
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{stderr}");
 }

@@ -223,6 +223,15 @@ impl Auth {
         challenge
     }
 
+    /// The challenge of a call refused for want of `scopes` (space-separated), so that a client
+    /// can ask for them (step-up).
+    pub(crate) fn insufficient_scope(&self, scopes: &str) -> String {
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{scopes}\", resource_metadata=\"{}\"",
+            self.metadata_url()
+        )
+    }
+
     /// The principal a bearer token speaks for. Blocks when the JWKS is to be fetched.
     pub(crate) fn check(&self, token: &str) -> Result<Principal, Refusal> {
         if token.len() > MAX_TOKEN_BYTES {

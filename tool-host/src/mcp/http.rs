@@ -95,7 +95,7 @@ use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
 use tool_runtime::{Agent, Session, SessionError, SessionHub};
 
 use super::McpServer;
-use super::auth::{Auth, AuthOptions};
+use super::auth::{Auth, AuthOptions, Principal};
 use super::order::Arrivals;
 use super::transport::{self, Incoming, RawCall};
 use crate::HostError;
@@ -109,6 +109,41 @@ pub const SESSION_META: &str = "agentSession";
 /// The event that records an `initialize`-era MCP session's state: the client's `initialize`
 /// parameters, as rmcp restores a session from them.
 pub const SESSION_EVENT: &str = "mcp/session";
+
+/// The event that records who a session belongs to (the issuer and subject of the token that
+/// began it), when the endpoint checks its callers.
+pub const OWNER_EVENT: &str = "session/owner";
+
+/// Who a session belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Owner {
+    /// The issuer of the token that began the session.
+    pub issuer: String,
+    /// Its subject.
+    pub subject: String,
+}
+
+impl Owner {
+    /// The owner a principal is.
+    pub fn of(principal: &Principal) -> Owner {
+        Owner {
+            issuer: principal.issuer.clone(),
+            subject: principal.subject.clone(),
+        }
+    }
+
+    /// The prefix of the agent sessions a stateless-era caller names: its own, so that two
+    /// principals' names never meet (`u` and 24 hex digits of a SHA-256 of issuer and subject).
+    pub fn namespace(&self) -> String {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("{}\0{}", self.issuer, self.subject));
+        let hex: String = digest[..12]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        format!("u{hex}")
+    }
+}
 
 /// The event that records the end of an `initialize`-era MCP session (`DELETE`).
 pub const ENDED_EVENT: &str = "mcp/ended";
@@ -354,11 +389,14 @@ impl HttpSessions {
 
     /// Session `id` checked out for writing (created if absent), waiting up to
     /// [`LEASE_WAIT`] while another process holds it. Blocks.
-    pub(crate) fn agent(&self, id: &str) -> Result<Checkout, HostError> {
+    pub(crate) fn agent(&self, id: &str, owner: Option<&Owner>) -> Result<Checkout, HostError> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
-            match self.check_out(id) {
+            match self.check_out(id).and_then(|checkout| {
+                Self::record_owner(&checkout, owner)?;
+                Ok(checkout)
+            }) {
                 Err(HostError::Session(
                     SessionError::Leased { .. }
                     | SessionError::Locked { .. }
@@ -370,6 +408,27 @@ impl HttpSessions {
                 result => return result,
             }
         }
+    }
+
+    /// Records `owner` in a session that has none yet.
+    fn record_owner(checkout: &Checkout, owner: Option<&Owner>) -> Result<(), HostError> {
+        let session = checkout.agent().session();
+        if let Some(owner) = owner
+            && session.latest(OWNER_EVENT).is_none()
+        {
+            session.append(OWNER_EVENT, owner)?;
+        }
+        Ok(())
+    }
+
+    /// The owner of session `id`, if it exists and has one. Blocks.
+    fn owner(&self, id: &str) -> Result<Option<Owner>, HostError> {
+        let Some(session) = self.read(id)? else {
+            return Ok(None);
+        };
+        Ok(session
+            .latest(OWNER_EVENT)
+            .and_then(|event| event.data::<Owner>().ok()))
     }
 
     fn check_out(&self, id: &str) -> Result<Checkout, HostError> {
@@ -521,7 +580,7 @@ impl SessionStore for McpSessions {
         let id = session_id.to_owned();
         let state = state.clone();
         blocking_task(move || {
-            let checkout = sessions.agent(&id)?;
+            let checkout = sessions.agent(&id, None)?;
             checkout.agent().session().append(SESSION_EVENT, &state)?;
             Ok(())
         })
@@ -532,7 +591,7 @@ impl SessionStore for McpSessions {
         let sessions = Arc::clone(&self.0);
         let id = session_id.to_owned();
         blocking_task(move || {
-            let checkout = sessions.agent(&id)?;
+            let checkout = sessions.agent(&id, None)?;
             checkout
                 .agent()
                 .session()
@@ -608,9 +667,50 @@ struct Front {
     max_body: usize,
     max_args_bytes: usize,
     arrivals: Mutex<HashMap<String, Weak<Arrivals>>>,
+    /// The tools, for the scopes each needs; and how callers are checked, if they are.
+    ctx: Arc<tool_runtime::Ctx>,
+    auth: Option<Arc<Auth>>,
+    /// The sessions, for their owners; and the owners read, by session.
+    sessions: Arc<HttpSessions>,
+    owners: Mutex<HashMap<String, Owner>>,
 }
 
 impl Front {
+    /// Whether MCP session `id` is `principal`'s (read from the store once, then kept).
+    async fn owned_by(&self, id: &str, principal: &Principal) -> bool {
+        let wanted = Owner::of(principal);
+        if let Some(owner) = lock(&self.owners).get(id) {
+            return *owner == wanted;
+        }
+        let sessions = Arc::clone(&self.sessions);
+        let key = id.to_owned();
+        let read = tokio::task::spawn_blocking(move || sessions.owner(&key)).await;
+        match read {
+            Ok(Ok(Some(owner))) => {
+                let mine = owner == wanted;
+                let mut owners = lock(&self.owners);
+                if owners.len() >= 4096 {
+                    owners.clear();
+                }
+                owners.insert(id.to_owned(), owner);
+                mine
+            }
+            _ => false,
+        }
+    }
+
+    /// Records `principal` as the owner of MCP session `id`, begun just now.
+    async fn own(&self, id: &str, principal: &Principal) -> Result<(), HostError> {
+        let sessions = Arc::clone(&self.sessions);
+        let (key, owner) = (id.to_owned(), Owner::of(principal));
+        let recorded = owner.clone();
+        tokio::task::spawn_blocking(move || sessions.agent(&key, Some(&recorded)).map(drop))
+            .await
+            .map_err(|error| HostError::Mcp(error.to_string()))??;
+        lock(&self.owners).insert(id.to_owned(), owner);
+        Ok(())
+    }
+
     fn arrivals(&self, key: String) -> Arc<Arrivals> {
         let mut map = lock(&self.arrivals);
         if let Some(arrivals) = map.get(&key).and_then(Weak::upgrade) {
@@ -627,6 +727,17 @@ impl Front {
 
 /// Reads a `POST`'s body within the limit and hands a `tools/call`'s arguments on as text.
 async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) -> Response {
+    // An MCP session is its owner's: anyone else's request for it is answered as for a session
+    // that does not exist, word for word.
+    let principal = request.extensions().get::<Principal>().cloned();
+    if let Some(principal) = &principal
+        && let Some(id) = request.headers().get("mcp-session-id")
+    {
+        let id = String::from_utf8_lossy(id.as_bytes()).into_owned();
+        if !front.owned_by(&id, principal).await {
+            return session_not_found();
+        }
+    }
     if request.method() == Method::DELETE {
         // rmcp accepts a session's end with 202; it is done, with nothing to say (204), as
         // clients expect of a DELETE.
@@ -677,6 +788,12 @@ async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) ->
     };
     match transport::parse_line(&bytes) {
         Incoming::Call(message, args) => {
+            if let (Some(auth), Some(principal)) =
+                (&front.auth, parts.extensions.get::<Principal>())
+                && let Some(refused) = lacks_scopes(&front.ctx, auth, principal, &message)
+            {
+                return refused;
+            }
             let meta = call_meta(&message);
             let key = session_named(&parts.headers, meta).unwrap_or_default();
             let ticket = Arc::new(front.arrivals(key).ticket());
@@ -714,11 +831,89 @@ async fn front(State(front): State<Arc<Front>>, request: Request, next: Next) ->
             -32700,
             "parse error: the request body is empty",
         ),
-        Incoming::Message(_) | Incoming::Ignore => {
+        Incoming::Message(message) => {
+            let initialize = matches!(
+                &message,
+                ClientJsonRpcMessage::Request(request)
+                    if matches!(request.request, ClientRequest::InitializeRequest(_))
+            );
+            let response = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            // A session begun by a caller whose token was checked is its caller's.
+            match (
+                initialize,
+                principal,
+                response.headers().get("mcp-session-id"),
+            ) {
+                (true, Some(principal), Some(id)) => {
+                    let id = String::from_utf8_lossy(id.as_bytes()).into_owned();
+                    match front.own(&id, &principal).await {
+                        Ok(()) => response,
+                        Err(error) => {
+                            crate::note!("mcp: session {id}: {error}");
+                            jsonrpc_error(
+                                StatusCode::INTERNAL_SERVER_ERROR,
+                                -32603,
+                                "the session's owner could not be recorded",
+                            )
+                        }
+                    }
+                }
+                _ => response,
+            }
+        }
+        Incoming::Ignore => {
             next.run(Request::from_parts(parts, Body::from(bytes)))
                 .await
         }
     }
+}
+
+/// The `403` of a call whose tool needs scopes the caller's token does not grant (checked
+/// before its arguments are read), with the challenge that lets a client ask for them.
+fn lacks_scopes(
+    ctx: &tool_runtime::Ctx,
+    auth: &Auth,
+    principal: &Principal,
+    message: &ClientJsonRpcMessage,
+) -> Option<Response> {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CallToolRequest(call) = &request.request else {
+        return None;
+    };
+    let tool = ctx.tools.get(&call.params.name)?;
+    let needed: Vec<&str> = tool.definition().scopes().collect();
+    if needed
+        .iter()
+        .all(|scope| principal.scopes.iter().any(|granted| granted == scope))
+    {
+        return None;
+    }
+    let scopes = needed.join(" ");
+    let message = format!(
+        "forbidden: calling {} needs the scope {scopes}, which the token does not grant",
+        tool_runtime::text::quote(&call.params.name)
+    );
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": request.id,
+        "error": {"code": -32003, "message": message},
+    });
+    let mut response = json_response(StatusCode::FORBIDDEN, body.to_string());
+    if let Ok(value) = HeaderValue::from_str(&auth.insufficient_scope(&scopes)) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    Some(response)
+}
+
+/// What rmcp answers for a session it does not hold, to the byte.
+fn session_not_found() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
 fn call_meta(message: &ClientJsonRpcMessage) -> Option<&RequestMetaObject> {
@@ -843,6 +1038,10 @@ impl McpServer {
             max_body,
             max_args_bytes,
             arrivals: Mutex::new(HashMap::new()),
+            ctx: Arc::clone(&self.ctx),
+            auth: auth.clone(),
+            sessions: Arc::clone(&sessions),
+            owners: Mutex::new(HashMap::new()),
         });
         let mut app = axum::Router::new()
             .route_service(&options.path, service)

@@ -148,8 +148,31 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: RequestContext<
+            RoleServer,
+        >,
     ) -> Result<ListToolsResult, ErrorData> {
+        // A caller whose token was checked sees the tools it may call, and no other.
+        #[cfg(feature = "http")]
+        if let Some(principal) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<auth::Principal>())
+        {
+            let allowed =
+                self.tools
+                    .iter()
+                    .filter(|tool| {
+                        self.ctx.tools.get(&tool.name).is_none_or(|known| {
+                            known.definition().scopes().all(|scope| {
+                                principal.scopes.iter().any(|granted| granted == scope)
+                            })
+                        })
+                    })
+                    .cloned()
+                    .collect();
+            return Ok(ListToolsResult::with_all_items(allowed));
+        }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 
@@ -259,13 +282,31 @@ impl McpServer {
                     return Err(ErrorData::invalid_params(http::no_session(), None));
                 };
                 let of_mcp_session = http::mcp_session(headers);
-                if !of_mcp_session {
+                let principal = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<auth::Principal>());
+                let mut owner = None;
+                let id = if of_mcp_session {
+                    // Its owner was checked before the request was read.
+                    id
+                } else {
                     http::check_name(&id).map_err(|text| ErrorData::invalid_params(text, None))?;
-                }
+                    // A caller whose token was checked names sessions of its own.
+                    match principal.map(http::Owner::of) {
+                        Some(of) => {
+                            let id = format!("{}.{id}", of.namespace());
+                            owner = Some(of);
+                            id
+                        }
+                        None => id,
+                    }
+                };
                 let sessions = Arc::clone(sessions);
-                let opened = tokio::task::spawn_blocking(move || sessions.agent(&id))
-                    .await
-                    .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+                let opened =
+                    tokio::task::spawn_blocking(move || sessions.agent(&id, owner.as_ref()))
+                        .await
+                        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
                 let checkout = opened.map_err(|error| {
                     crate::note!("{} mcp: {error}", self.name);
                     ErrorData::internal_error(

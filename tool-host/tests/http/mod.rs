@@ -295,16 +295,23 @@ pub fn tool_result(message: &Value) -> (String, bool) {
 /// An `initialize`-era session: `initialize`, then `notifications/initialized`; its
 /// `Mcp-Session-Id`.
 pub fn initialize(addr: SocketAddr) -> String {
+    initialize_as(addr, &[])
+}
+
+/// [`initialize`] with `extra` headers (a bearer token) on each request.
+pub fn initialize_as(addr: SocketAddr, extra: &[(String, String)]) -> String {
     let body = json!({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "test", "version": "0"}},
     });
-    let reply = post(addr, &[], &body.to_string());
+    let reply = post(addr, extra, &body.to_string());
     assert_eq!(reply.status, 200, "{reply:?}");
     let id = reply.header("mcp-session-id").unwrap().to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let reply = post(addr, &session_headers(&id), &initialized.to_string());
+    let mut headers = session_headers(&id);
+    headers.extend_from_slice(extra);
+    let reply = post(addr, &headers, &initialized.to_string());
     assert_eq!(reply.status, 202, "{reply:?}");
     id
 }
@@ -319,8 +326,21 @@ pub fn session_headers(id: &str) -> Vec<(String, String)> {
 
 /// A `tools/call` of todo_write with these arguments in `initialize`-era session `id`.
 pub fn session_call(addr: SocketAddr, id: &str, call: u64, args: &str) -> Reply {
+    session_call_as(addr, id, call, args, &[])
+}
+
+/// [`session_call`] with `extra` headers.
+pub fn session_call_as(
+    addr: SocketAddr,
+    id: &str,
+    call: u64,
+    args: &str,
+    extra: &[(String, String)],
+) -> Reply {
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":{call},"method":"tools/call","params":{{"name":"todo_write","arguments":{args}}}}}"#
     );
-    post(addr, &session_headers(id), &body)
+    let mut headers = session_headers(id);
+    headers.extend_from_slice(extra);
+    post(addr, &headers, &body)
 }
