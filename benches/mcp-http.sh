@@ -4,7 +4,8 @@
 # TOOLHOST_BENCH_PG names one) beside the pinned Python MCP SDK's own Streamable HTTP server
 # serving the same tool with the same durability (benches/mcp_http_python_server.py), both
 # driven by wrk (Debian's) at 1, 10 and 50 connections for 10 s each. Each connection's calls go
-# to sessions of its own. Prints calls per second and p50/p99 latency as a Markdown table.
+# to sessions of its own. With authorization on too: a static token, and a JWT checked against
+# its issuer's cached keys. Prints calls per second and p50/p99 latency as a Markdown table.
 #
 #   bash benches/mcp-http.sh
 set -euo pipefail
@@ -66,14 +67,14 @@ wait_port() {
     return 1
 }
 
-run() { # label port
+run() { # label port [header]
     for clients in 1 10 50; do
         threads=$((clients < 2 ? 1 : 2))
         line=$(wrk -t"$threads" -c"$clients" -d10s \
             -H 'Content-Type: application/json' \
             -H 'Accept: application/json, text/event-stream' \
             -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
-            -H 'Mcp-Name: todo_write' \
+            -H 'Mcp-Name: todo_write' ${3:+-H "$3"} \
             -s "$work/call.lua" "http://127.0.0.1:$2/mcp" -- $((clients / threads)) "r$clients-$RANDOM" | grep '^RESULT')
         read -r _ rps p50 p99 errors <<< "$line"
         echo "| $1 | $clients | $rps | $p50 ms | $p99 ms | $errors |"
@@ -98,6 +99,31 @@ if [ -n "${TOOLHOST_BENCH_PG:-}" ]; then
     run "toolhost, PostgreSQL" "$port"
     kill "$server"; wait "$server" || true
 fi
+
+# The same with authorization on: a static token, and a JWT of an issuer (tests' issuer.py,
+# PyJWT) checked against its cached JWKS.
+port=$((port + 1))
+echo "bench-token bench todos:write" > "$work/tokens"
+target/release/toolhost mcp --http "$port" --session-dir "$work/static" \
+    --auth-tokens "$work/tokens" 2> "$work/static.log" &
+server=$!
+wait_port "$port"
+run "toolhost, files, static token" "$port" "Authorization: Bearer bench-token"
+kill "$server"; wait "$server" || true
+
+target/venv/bin/python tool-host/tests/auth/issuer.py > "$work/issuer.port" &
+issuer=$!
+for _ in $(seq 100); do [ -s "$work/issuer.port" ] && break; sleep 0.05; done
+issuer_url="http://127.0.0.1:$(head -1 "$work/issuer.port")"
+token=$(curl -s "$issuer_url/token?case=good&aud=toolhost-bench")
+port=$((port + 1))
+target/release/toolhost mcp --http "$port" --session-dir "$work/jwt" \
+    --auth-issuer "$issuer_url" --auth-audience toolhost-bench 2> "$work/jwt.log" &
+server=$!
+wait_port "$port"
+run "toolhost, files, JWT" "$port" "Authorization: Bearer $token"
+kill "$server"; wait "$server" || true
+kill "$issuer"; wait "$issuer" || true
 
 port=$((port + 1))
 mkdir -p "$work/python"

@@ -15,7 +15,9 @@
 //!   another), expiry and not-before with 60 s of clock skew. The JWKS is fetched from
 //!   `--auth-jwks`, or from the issuer's metadata (`jwks_uri`); kept 10 minutes, fetched again at
 //!   most every 5 s for a `kid` it does not hold (a rotated key), at most 64 keys of a document
-//!   of at most 1 MiB. A token over 16 KiB is refused unread.
+//!   of at most 1 MiB. A token over 16 KiB is refused unread. A token checked whole is kept
+//!   (by its SHA-256, up to 4,096 of them) until it expires, so a client's every request does
+//!   not verify its signature again.
 //! - **Static tokens** for tests and small teams: `--auth-tokens FILE`, a line per token,
 //!   `TOKEN SUBJECT [SCOPE…]` (`#` starts a comment). Tokens come from a file, never the command
 //!   line, where any user of the machine could read them; they are kept as SHA-256 digests.
@@ -118,7 +120,13 @@ pub(crate) struct Auth {
     scopes: Vec<String>,
     tokens: HashMap<[u8; 32], Principal>,
     jwks: Option<Jwks>,
+    /// JWTs whose signature and claims were checked, by digest, with when each expires: a
+    /// client sends one token many times, and its signature is verified once.
+    verified: Mutex<HashMap<[u8; 32], (Principal, u64)>>,
 }
+
+/// The most verified tokens kept.
+const VERIFIED_TOKENS: usize = 4096;
 
 /// An issuer's keys, fetched on demand.
 struct Jwks {
@@ -168,6 +176,7 @@ impl Auth {
                 url,
                 cache: Mutex::new(KeyCache::default()),
             }),
+            verified: Mutex::new(HashMap::new()),
         })
     }
 
@@ -239,7 +248,14 @@ impl Auth {
                 "the token is more than {MAX_TOKEN_BYTES} bytes"
             )));
         }
-        if let Some(principal) = self.tokens.get(&digest(token)) {
+        let digest = digest(token);
+        if let Some(principal) = self.tokens.get(&digest) {
+            return Ok(principal.clone());
+        }
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some((principal, expires)) = lock(&self.verified).get(&digest)
+            && now <= expires.saturating_add(LEEWAY_SECONDS)
+        {
             return Ok(principal.clone());
         }
         let Some(jwks) = &self.jwks else {
@@ -272,7 +288,17 @@ impl Auth {
         let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map_err(|error| Refusal(refusal_of(&error)))?
             .claims;
-        Ok(principal_of(claims))
+        let expires = claims.get("exp").and_then(Value::as_u64).unwrap_or(0);
+        let principal = principal_of(claims);
+        let mut verified = lock(&self.verified);
+        if verified.len() >= VERIFIED_TOKENS {
+            verified.retain(|_, (_, expires)| now <= expires.saturating_add(LEEWAY_SECONDS));
+            if verified.len() >= VERIFIED_TOKENS {
+                verified.clear();
+            }
+        }
+        verified.insert(digest, (principal.clone(), expires));
+        Ok(principal)
     }
 }
 
@@ -280,7 +306,7 @@ impl Jwks {
     /// The key `kid` names (or, for a token without one, the only key), fetching the JWKS when
     /// it is old, or when it lacks `kid` and was not fetched in the last [`JWKS_REFETCH`].
     fn key(&self, kid: Option<&str>) -> Result<(DecodingKey, Option<Algorithm>), Refusal> {
-        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cache = lock(&self.cache);
         let stale = cache.fetched.is_none_or(|at| at.elapsed() > JWKS_TTL);
         let missing = match kid {
             Some(kid) => !cache.keys.contains_key(kid),
@@ -399,6 +425,10 @@ fn principal_of(claims: Map<String, Value>) -> Principal {
         scopes,
         claims: Arc::new(claims),
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn digest(token: &str) -> [u8; 32] {
