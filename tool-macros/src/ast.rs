@@ -34,7 +34,7 @@ pub(crate) struct Param {
 
 pub(crate) enum Kind {
     /// Filled by the call or the host, never by the model: `&Exec`, `Agent`, `Cancel`,
-    /// `Progress`, `Option<Agent>`,
+    /// `Principal`, `Progress`, `Option<Agent>`,
     /// `Service<T>`, `Option<Service<T>>`. `injects` is the `T` of a `Service<T>`, a host service
     /// the tool's plugin cannot load without.
     Context { injects: Option<Box<Type>> },
@@ -225,7 +225,7 @@ fn classify(ty: &Type) -> Kind {
         {
             Kind::Context { injects: None }
         }
-        _ if ["Agent", "Cancel", "Progress"]
+        _ if ["Agent", "Cancel", "Progress", "Principal"]
             .iter()
             .any(|name| last_ident_is(ty, name)) =>
         {

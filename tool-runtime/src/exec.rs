@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::agent::Agent;
 use crate::cancel::Cancel;
+use crate::principal::Principal;
 use crate::progress::{ProgressSink, ProgressUpdate};
 
 /// The context of one tool call, built by the host: who called and which call it is.
@@ -32,6 +33,9 @@ pub struct Exec {
     pub cancel: Cancel,
     /// Who hears the progress a tool reports (see [`Progress`](crate::Progress)), if anyone.
     pub progress: Option<ProgressSink>,
+    /// Who made the call, when the host checked it; the local user when not (see
+    /// [`Exec::principal`]).
+    pub principal: Option<Principal>,
 }
 
 impl Exec {
@@ -53,6 +57,19 @@ impl Exec {
     pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
         self.call_id = Some(call_id.into());
         self
+    }
+
+    /// The same context for a call made by `principal`, whom the host checked (an HTTP
+    /// endpoint's caller, by its token).
+    #[must_use]
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.principal = Some(principal);
+        self
+    }
+
+    /// Who made the call: the caller the host checked, else the local user.
+    pub fn principal(&self) -> Principal {
+        self.principal.clone().unwrap_or_else(Principal::local)
     }
 
     /// The same context, cancelled through `cancel` (a clone the host keeps).
@@ -77,6 +94,7 @@ impl fmt::Debug for Exec {
             .field("call_id", &self.call_id)
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
+            .field("principal", &self.principal.as_ref().map(|p| &p.subject))
             .finish()
     }
 }

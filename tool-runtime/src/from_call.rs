@@ -4,6 +4,7 @@ use crate::agent::Agent;
 use crate::cancel::Cancel;
 use crate::exec::Exec;
 use crate::output::ToolOutput;
+use crate::principal::Principal;
 use crate::progress::Progress;
 use crate::refusal;
 use crate::service::Service;
@@ -14,6 +15,7 @@ use crate::tool::Invocation;
 ///
 /// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
 /// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress),
+/// `Principal` (who made the call),
 /// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
 /// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
 /// host provides none). Resolution fails with a value, never a panic.
@@ -23,7 +25,7 @@ use crate::tool::Invocation;
 /// needs from its host is a [`Service<T>`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter of a #[tool] function",
-    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
+    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized + sealed::Sealed {
     /// Resolves the parameter for this call.
@@ -33,6 +35,12 @@ pub trait FromCall<'a>: Sized + sealed::Sealed {
 impl<'a> FromCall<'a> for &'a Exec {
     fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
         Ok(call.exec)
+    }
+}
+
+impl<'a> FromCall<'a> for Principal {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(call.exec.principal())
     }
 }
 
@@ -85,6 +93,7 @@ mod sealed {
     use crate::agent::Agent;
     use crate::cancel::Cancel;
     use crate::exec::Exec;
+    use crate::principal::Principal;
     use crate::progress::Progress;
     use crate::service::Service;
 
@@ -95,6 +104,7 @@ mod sealed {
     impl Sealed for Agent {}
     impl Sealed for Cancel {}
     impl Sealed for Progress {}
+    impl Sealed for Principal {}
     impl Sealed for Option<Agent> {}
     impl<T: ?Sized> Sealed for Service<T> {}
     impl<T: ?Sized> Sealed for Option<Service<T>> {}

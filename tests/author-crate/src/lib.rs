@@ -109,6 +109,15 @@ pub fn weather(
     })
 }
 
+/// Says who is asking; refuses mallory.
+#[tool(title = "Who am I", read_only, scopes = "whoami:read")]
+pub fn whoami(principal: tool_runtime::Principal) -> Result<String, ToolError> {
+    if principal.subject == "mallory" {
+        return Err(ToolError::new("mallory may not ask"));
+    }
+    Ok(format!("{} of {}", principal.subject, principal.issuer))
+}
+
 /// The forecast for several days: a list, so MCP gets it as `{"result": […]}`.
 #[tool]
 pub fn outlook(

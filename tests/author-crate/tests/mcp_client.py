@@ -18,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 AUTHOR_HOST = os.environ["AUTHOR_HOST"]
+LOCAL_USER = os.environ.get("USER") or os.environ.get("LOGNAME") or "local"
 
 
 def text_of(result):
@@ -29,7 +30,11 @@ def text_of(result):
 async def check(session):
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert sorted(listed) == \
-        ["bump", "chart", "nap", "outlook", "survey", "tally", "weather"], listed
+        ["bump", "chart", "nap", "outlook", "survey", "tally", "weather", "whoami"], listed
+
+    # Who calls: where no token is checked, the local user.
+    result = await session.call_tool("whoami", {})
+    assert text_of(result) == f"{LOCAL_USER} of local", result
 
     # What a tool declares of itself, and nothing undeclared.
     weather = listed["weather"]
@@ -161,6 +166,35 @@ async def check_drain(grace, ms, expected):
         assert answer["result"]["content"][0]["text"] == expected, answer
 
 
+async def check_principals():
+    """With tokens checked, a tool sees its caller (a context parameter) and may refuse by it;
+    a caller whose token lacks a tool's scope is not shown the tool."""
+    with tempfile.TemporaryDirectory() as session_dir:
+        tokens = os.path.join(session_dir, "tokens")
+        with open(tokens, "w", encoding="utf-8") as f:
+            f.write("token-a alice whoami:read\ntoken-m mallory whoami:read\ntoken-b bob\n")
+        url, server = await serve_http(session_dir, "--auth-tokens", tokens)
+        try:
+            seen = {}
+            for token in ("token-a", "token-m", "token-b"):
+                headers = {"Agent-Session": "who", "Authorization": f"Bearer {token}"}
+                transport = streamable_http_client(
+                    url, http_client=create_mcp_http_client(headers=headers))
+                async with Client(transport) as client:
+                    names = [tool.name for tool in (await client.list_tools()).tools]
+                    if "whoami" in names:
+                        result = await client.call_tool("whoami", {})
+                        seen[token] = (text_of(result), bool(result.is_error))
+                    else:
+                        seen[token] = None
+            assert seen == {"token-a": ("alice of static", False),
+                            "token-m": ("Error: mallory may not ask", True),
+                            "token-b": None}, seen
+        finally:
+            server.terminate()
+            await asyncio.wait_for(server.wait(), 30)
+
+
 async def main():
     with tempfile.TemporaryDirectory() as session_dir:
         await over_stdio(session_dir, [], [check])
@@ -198,6 +232,7 @@ async def main():
         assert [e["kind"] for e in events] == ["mcp/session", "mcp/ended"], events
         params = events[0]["data"]["initialize_params"]
         assert params["protocolVersion"] == "2025-11-25", params
+    await check_principals()
     await check_drain("10s", 1500, "slept 1500 ms")
     await check_drain("200ms", 5000, "Error: nap was cancelled")
     print("author host mcp: all checks passed")

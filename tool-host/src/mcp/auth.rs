@@ -98,18 +98,8 @@ impl AuthOptions {
 }
 
 /// Who made a request: the subject of its token and the issuer that vouched for it, the
-/// scopes it was granted and the token's claims.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Principal {
-    /// `sub`: who the token speaks for.
-    pub subject: String,
-    /// `iss`: who issued it (`static` for a token of the tokens file).
-    pub issuer: String,
-    /// The scopes granted (`scope`, space-separated, or `scp`).
-    pub scopes: Vec<String>,
-    /// Every claim of the token, read-only.
-    pub claims: Arc<Map<String, Value>>,
-}
+/// scopes it was granted and the token's claims; a tool sees it as a context parameter.
+pub use tool_runtime::Principal;
 
 /// The checks of one endpoint.
 pub(crate) struct Auth {

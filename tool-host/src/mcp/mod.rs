@@ -209,6 +209,15 @@ impl ServerHandler for McpServer {
         // server that stops while the call runs past its grace period.
         let cancel = self.calls.cancel.child_token();
         let mut exec = Exec::for_agent(agent).with_cancel(Cancel::from(cancel.clone()));
+        // Who called, when the endpoint checked it; a tool that takes a `Principal` sees it.
+        #[cfg(feature = "http")]
+        if let Some(principal) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<auth::Principal>())
+        {
+            exec = exec.with_principal(principal.clone());
+        }
         let progress = context
             .meta
             .get_progress_token()

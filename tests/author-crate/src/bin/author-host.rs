@@ -11,5 +11,6 @@ fn main() -> ExitCode {
         .plugin::<author_crate::Survey>()
         .plugin::<author_crate::Chart>()
         .plugin::<author_crate::BumpTool>()
+        .plugin::<author_crate::Whoami>()
         .main()
 }
