@@ -160,7 +160,15 @@ pub(crate) enum Command {
 #[derive(Subcommand, Debug)]
 pub(crate) enum SessionsAction {
     /// Every session: its id, its number of events, its last event's time.
-    List,
+    List {
+        /// Only the sessions of this owner (the subject of the token that began them over an
+        /// HTTP endpoint that checks its callers).
+        #[arg(long, value_name = "SUBJECT")]
+        owner: Option<String>,
+        /// With `--owner`: only an owner of this issuer (`static` for a tokens file's).
+        #[arg(long, value_name = "ISSUER", requires = "owner")]
+        issuer: Option<String>,
+    },
     /// Copy JSON Lines session logs into the store, each as the session its file is named for
     /// (`agent-1.jsonl` → `agent-1`), which must not exist there yet.
     Import {

@@ -39,6 +39,11 @@ pub mod repl;
 mod store;
 
 pub use error::HostError;
+
+/// The event that records who a session belongs to (`{"issuer": …, "subject": …}`: the token
+/// that began it over an HTTP endpoint that checks its callers); `sessions list --owner` reads
+/// it.
+pub const OWNER_EVENT: &str = "session/owner";
 pub use host::Host;
 
 use std::path::{Path, PathBuf};

@@ -531,3 +531,77 @@ fn a_session_is_its_owners_and_to_anyone_else_it_does_not_exist() {
     let (status, stderr) = server.stop();
     assert!(status.success(), "{stderr}");
 }
+
+#[test]
+fn on_postgres_sessions_are_their_owners_and_sessions_list_tells_whose() {
+    let url = std::env::var("TOOLHOST_TEST_PG").expect(
+        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
+    );
+    let dir = scratch("owners-pg");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        "token-of-alice alice todos:write\ntoken-of-carol carol todos:write\n",
+    )
+    .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args(["mcp", "--http", "127.0.0.1:0", "--store", &url])
+        .arg("--auth-tokens")
+        .arg(&tokens);
+    let server = HttpServer::spawn(command);
+    let addr = server.addr;
+    let name = format!(
+        "shared-{}-{:x}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    for token in ["token-of-alice", "token-of-carol"] {
+        let mut headers = http::stateless_headers(&name, "todo_write");
+        headers.extend(bearer(token));
+        accepted(&http::post(addr, &headers, &http::call_body(1, LIST)));
+    }
+    let alice = http::initialize_as(addr, &bearer("token-of-alice"));
+    accepted(&http::session_call_as(
+        addr,
+        &alice,
+        2,
+        LIST,
+        &bearer("token-of-alice"),
+    ));
+    let unknown =
+        http::session_call_as(addr, "no-such-session", 3, LIST, &bearer("token-of-carol"));
+    let stolen = http::session_call_as(addr, &alice, 3, LIST, &bearer("token-of-carol"));
+    assert_eq!(
+        (stolen.status, &stolen.body),
+        (unknown.status, &unknown.body)
+    );
+    assert_eq!(stolen.status, 404);
+
+    let listed = |owner: &str| -> Vec<String> {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["sessions", "list", "--owner", owner, "--issuer", "static"])
+            .env("TOOLHOST_STORE", &url)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| line.split('\t').next().unwrap().to_owned())
+            .filter(|id| id.ends_with(&name) || *id == alice)
+            .collect()
+    };
+    let of_alice = listed("alice");
+    let of_carol = listed("carol");
+    assert_eq!(of_alice.len(), 2, "{of_alice:?}");
+    assert!(of_alice.contains(&alice), "{of_alice:?}");
+    assert_eq!(of_carol.len(), 1, "{of_carol:?}");
+    assert!(of_carol[0].ends_with(&format!(".{name}")), "{of_carol:?}");
+    assert!(!of_alice.contains(&of_carol[0]));
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{stderr}");
+}

@@ -565,6 +565,25 @@ impl PgStore {
         Ok(count)
     }
 
+    /// The data of the latest event of `kind` in each session that has one (at most 64 KiB of
+    /// it; a larger one is passed over), by session id.
+    pub fn latest_of_kind(&self, kind: &str) -> Result<HashMap<String, String>, SessionError> {
+        let conn = Conn::open(self)?;
+        let kind = kind.to_owned();
+        let rows = self.run(&conn, move |client| {
+            client.query(
+                "SELECT DISTINCT ON (session_id) session_id, data FROM toolhost_events \
+                 WHERE kind = $1 AND octet_length(data) <= 65536 \
+                 ORDER BY session_id, seq DESC",
+                &[&kind],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|row| (row.get::<_, String>(0), row.get::<_, String>(1)))
+            .collect())
+    }
+
     /// Every session in the database, by id.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>, SessionError> {
         let conn = Conn::open(self)?;

@@ -26,8 +26,27 @@ pub(super) fn sessions(
     };
     let mut stdout = io::stdout().lock();
     match action {
-        SessionsAction::List => {
-            for session in pg.sessions()? {
+        SessionsAction::List { owner, issuer } => {
+            // The owner each session recorded, when one is asked for.
+            let owners = match &owner {
+                Some(_) => Some(pg.latest_of_kind(crate::OWNER_EVENT)?),
+                None => None,
+            };
+            let owned = |id: &str| {
+                let (Some(owners), Some(subject)) = (&owners, &owner) else {
+                    return true;
+                };
+                owners
+                    .get(id)
+                    .and_then(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+                    .is_some_and(|recorded| {
+                        recorded["subject"] == subject.as_str()
+                            && issuer
+                                .as_deref()
+                                .is_none_or(|issuer| recorded["issuer"] == issuer)
+                    })
+            };
+            for session in pg.sessions()?.into_iter().filter(|s| owned(&s.id)) {
                 writeln!(
                     stdout,
                     "{}\t{} events\t{}",

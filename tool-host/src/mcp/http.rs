@@ -110,9 +110,7 @@ pub const SESSION_META: &str = "agentSession";
 /// parameters, as rmcp restores a session from them.
 pub const SESSION_EVENT: &str = "mcp/session";
 
-/// The event that records who a session belongs to (the issuer and subject of the token that
-/// began it), when the endpoint checks its callers.
-pub const OWNER_EVENT: &str = "session/owner";
+pub use crate::OWNER_EVENT;
 
 /// Who a session belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -196,7 +196,7 @@ impl ServerHandler for McpServer {
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
-        let (agent, held) = match self.agent_for(&request, &context).await {
+        let (agent, _held) = match self.agent_for(&request, &context).await {
             Ok(opened) => opened,
             Err(error) => {
                 if let Some(raw) = raw {
@@ -238,7 +238,8 @@ impl ServerHandler for McpServer {
         };
         // The session (on PostgreSQL, its lease) is let go before the next call's turn.
         drop(exec);
-        drop(held);
+        #[cfg(feature = "http")]
+        drop(_held);
         if let Some(raw) = raw {
             raw.ticket.finish();
         }
