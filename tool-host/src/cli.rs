@@ -145,6 +145,13 @@ pub(crate) enum Command {
         /// with it).
         #[arg(long, value_name = "SEQ", conflicts_with = "events")]
         at: Option<u64>,
+        /// Replay as this owner would see it: a session another owner began (over an HTTP
+        /// endpoint that checks its callers) is refused as one that does not exist.
+        #[arg(long, value_name = "SUBJECT")]
+        owner: Option<String>,
+        /// With `--owner`: the owner's issuer (`static` for a tokens file's).
+        #[arg(long, value_name = "ISSUER", requires = "owner")]
+        issuer: Option<String>,
     },
     /// The sessions of a database store (`--store postgres://…`): list them, import JSON Lines
     /// logs, export one as JSON Lines (the round trip is byte for byte).

@@ -476,6 +476,43 @@ fn a_session_is_its_owners_and_to_anyone_else_it_does_not_exist() {
         ]
     );
 
+    // Replayed as its owner would see it, each session is there for its owner alone, and for
+    // anyone else it is as a file that does not exist.
+    let replay = |path: &Path, owner: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .arg("replay")
+            .arg(path)
+            .args(["--format", "json", "--owner", owner, "--issuer", "static"])
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).replace(&path.display().to_string(), "PATH"),
+        )
+    };
+    let files: Vec<PathBuf> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    let absent = replay(
+        &sessions.join("u000000000000000000000000.shared.jsonl"),
+        "carol",
+    );
+    assert_eq!(absent.0, Some(3), "{absent:?}");
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (owner, other) = if text.contains(r#""subject":"alice""#) {
+            ("alice", "carol")
+        } else {
+            ("carol", "alice")
+        };
+        let own = replay(path, owner);
+        assert_eq!(own.0, Some(0), "{own:?}");
+        assert!(own.1.contains(&format!("{owner}'s")), "{own:?}");
+        assert_eq!(replay(path, other), absent, "{path:?}");
+    }
+
     // An initialize-era session: alice's; carol's every use of its id is answered as a session
     // that does not exist, to the byte.
     let alice = http::initialize_as(addr, &bearer("token-of-alice"));
@@ -602,6 +639,22 @@ fn on_postgres_sessions_are_their_owners_and_sessions_list_tells_whose() {
     assert_eq!(of_carol.len(), 1, "{of_carol:?}");
     assert!(of_carol[0].ends_with(&format!(".{name}")), "{of_carol:?}");
     assert!(!of_alice.contains(&of_carol[0]));
+    // Replayed as carol, alice's session is as one that does not exist.
+    let replay = |id: &str, owner: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["replay", id, "--owner", owner])
+            .env("TOOLHOST_STORE", &url)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).replace(id, "ID"),
+        )
+    };
+    assert_eq!(replay(&alice, "alice").0, Some(0));
+    let absent = replay(&format!("{alice}-absent"), "carol");
+    assert_eq!(absent.0, Some(3), "{absent:?}");
+    assert_eq!(replay(&alice, "carol"), absent);
     let (status, stderr) = server.stop();
     assert!(status.success(), "{stderr}");
 }

@@ -41,12 +41,15 @@ pub(crate) fn run(
             events,
             follow,
             at,
+            owner,
+            issuer,
         } => {
             let view = match (events, at) {
                 (true, _) => replay::View::Events { follow },
                 (false, at) => replay::View::List { format, at },
             };
-            replay::replay(name, store, &ctx.sessions, &file, view)
+            let owner = owner.map(|subject| replay::AsOwner { subject, issuer });
+            replay::replay(name, store, &ctx.sessions, &file, view, owner.as_ref())
         }
         #[cfg(feature = "postgres")]
         Command::Sessions { action } => sessions::sessions(name, store, action),

@@ -19,15 +19,38 @@ pub(super) enum View {
     List { format: Format, at: Option<u64> },
 }
 
-/// Prints the session at `file` (its id, on a database store) as `view` says.
+/// Whose eyes a replay is made with (`--owner`).
+pub(super) struct AsOwner {
+    pub(super) subject: String,
+    pub(super) issuer: Option<String>,
+}
+
+/// Prints the session at `file` (its id, on a database store) as `view` says; with `owner`,
+/// only a session that owner began, another answered as one that does not exist.
 pub(super) fn replay(
     name: &str,
     store: &Store,
     hub: &SessionHub,
     file: &Path,
     view: View,
+    owner: Option<&AsOwner>,
 ) -> Result<ExitCode, HostError> {
     let session = super::open_session(name, store, hub, file, OpenMode::Read)?;
+    if let Some(owner) = owner {
+        let recorded = session
+            .latest(crate::OWNER_EVENT)
+            .and_then(|event| event.data::<serde_json::Value>().ok());
+        let theirs = recorded.is_some_and(|recorded| {
+            recorded["subject"] == owner.subject.as_str()
+                && owner
+                    .issuer
+                    .as_deref()
+                    .is_none_or(|issuer| recorded["issuer"] == issuer)
+        });
+        if !theirs {
+            return Err(not_found(store, file));
+        }
+    }
     let mut stdout = io::stdout().lock();
     let (format, at) = match view {
         View::Events { follow } => {
@@ -102,6 +125,21 @@ pub(super) fn replay(
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The error of a session that does not exist, word for word as opening it gives.
+fn not_found(store: &Store, file: &Path) -> HostError {
+    #[cfg(feature = "postgres")]
+    if let Store::Postgres(pg) = store {
+        return crate::store::missing(pg, &file.to_string_lossy()).into();
+    }
+    #[cfg(not(feature = "postgres"))]
+    let Store::Files = store;
+    tool_runtime::SessionError::Io {
+        path: file.to_path_buf(),
+        source: io::Error::from_raw_os_error(libc::ENOENT),
+    }
+    .into()
 }
 
 fn write_event(out: &mut impl Write, event: &tool_runtime::Event) -> io::Result<()> {
