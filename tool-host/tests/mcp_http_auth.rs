@@ -34,15 +34,19 @@ fn python() -> PathBuf {
     }
 }
 
-/// The issuer of `auth/issuer.py`, on a free port; killed when dropped.
+/// An issuer of `tests/auth` (`issuer.py`, or the SDK-made `authorization_server.py`), on a
+/// free port; killed when dropped.
 struct Issuer {
     child: Child,
     port: u16,
 }
 
 impl Issuer {
-    fn start() -> Issuer {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/auth/issuer.py");
+    /// `tests/auth/SCRIPT`, an issuer that prints the port it serves on.
+    fn start(script: &str) -> Issuer {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/auth")
+            .join(script);
         let mut child = Command::new(python())
             .arg(script)
             .stdout(Stdio::piped())
@@ -54,7 +58,7 @@ impl Issuer {
             .read_line(&mut line)
             .unwrap();
         let port = line.trim().parse().unwrap_or_else(|_| {
-            panic!("the issuer did not start (PyJWT from .ci/run's venv): {line:?}")
+            panic!("the issuer did not start (the MCP SDK and PyJWT of .ci/run's venv): {line:?}")
         });
         Issuer { child, port }
     }
@@ -150,7 +154,7 @@ fn refused(reply: &Reply, token: &str, server: &HttpServer) -> String {
 
 #[test]
 fn tokens_of_the_issuer_are_checked_whole_and_every_bad_one_is_refused() {
-    let issuer = Issuer::start();
+    let issuer = Issuer::start("issuer.py");
     let dir = scratch("jwt");
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
     command
@@ -347,28 +351,9 @@ fn an_address_other_machines_reach_needs_a_way_of_checking_callers() {
 #[test]
 fn the_python_sdks_oauth_client_finds_the_authorization_server_and_calls_todo_write() {
     // The authorization server: the Python MCP SDK's own routes (auth/authorization_server.py).
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/auth/authorization_server.py");
-    let mut server_process = Command::new(python())
-        .arg(script)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server_process.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port: u16 = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
-    struct Kill(Child);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _authorization_server = Kill(server_process);
+    let authorization_server = Issuer::start("authorization_server.py");
     // Its issuer as its metadata writes it, a root URL with its slash.
-    let issuer = format!("http://127.0.0.1:{port}/");
+    let issuer = format!("{}/", authorization_server.url());
 
     let dir = scratch("oauth");
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
