@@ -346,6 +346,21 @@ fn an_address_other_machines_reach_needs_a_way_of_checking_callers() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("the tokens file"));
+    // An issuer whose keys cannot be found: said at start, nothing served.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["mcp", "--http", "127.0.0.1:0", "--auth-issuer", &nowhere])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the issuer's keys cannot be found (give --auth-jwks)"),
+        "{stderr}"
+    );
 }
 
 #[test]
