@@ -142,8 +142,22 @@ fn the_host_s_dialects_apply_and_names_are_one_each() {
     ctx.tool(map()).unwrap();
     assert!(matches!(
         ctx.tool(map()).unwrap_err(),
-        LoadError::DuplicateTool { ref name } if name == "tag"
+        LoadError::DuplicateTool { ref name, ref loaded, ref again }
+            if name == "tag"
+                && loaded == "tool `tool_runtime::dynamic::DynamicTool`"
+                && again == loaded
     ));
+    // A plugin and a tool value of one name: the refusal names both.
+    let mut ctx = Ctx::new();
+    ctx.plugin::<TodoWrite>().unwrap();
+    let impostor = DynamicTool::builder("todo_write", "Writes.", json!({"type": "object"}))
+        .handler(|_, args: Value| args.to_string())
+        .unwrap();
+    assert_eq!(
+        ctx.tool(impostor).unwrap_err().to_string(),
+        "a tool named `todo_write` is already loaded, from plugin `tool_todo::TodoWrite`; tool \
+         `tool_runtime::dynamic::DynamicTool` cannot load another"
+    );
     // A host takes tool values beside plugins.
     let ctx = tool_host::Host::new("mixed")
         .plugin::<TodoWrite>()

@@ -369,15 +369,19 @@ fn a_tool_registered_without_its_service_fails_the_call_not_the_host() {
 fn loading_two_tools_of_one_name_is_an_error() {
     let mut ctx = ctx();
     let error = ctx.plugin::<Weather>().unwrap_err();
+    // Both origins are named: the plugin loaded first, and the one that came again.
     assert_eq!(
         error,
         LoadError::DuplicateTool {
-            name: "weather".into()
+            name: "weather".into(),
+            loaded: "plugin `runtime::Weather`".into(),
+            again: "plugin `runtime::Weather`".into(),
         }
     );
     assert_eq!(
         error.to_string(),
-        "a tool named `weather` is already loaded"
+        "a tool named `weather` is already loaded, from plugin `runtime::Weather`; plugin \
+         `runtime::Weather` cannot load another"
     );
 }
 

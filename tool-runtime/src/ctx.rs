@@ -61,7 +61,10 @@ impl Ctx {
                 service: missing.name(),
             });
         }
-        P::apply(self)?;
+        let outer = self.tools.loading.replace(std::any::type_name::<P>());
+        let applied = P::apply(self);
+        self.tools.loading = outer;
+        applied?;
         Ok(self)
     }
 

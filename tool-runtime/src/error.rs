@@ -65,10 +65,14 @@ pub enum LoadError {
         reason: String,
     },
     /// A tool of this name is loaded already.
-    #[error("a tool named `{name}` is already loaded")]
+    #[error("a tool named `{name}` is already loaded, from {loaded}; {again} cannot load another")]
     DuplicateTool {
         /// The tool's name.
         name: String,
+        /// Where the tool loaded first came from: `plugin `TYPE`` or `tool `TYPE``.
+        loaded: String,
+        /// Where the second came from.
+        again: String,
     },
     /// The tool cannot be expressed in a dialect the host requires
     /// ([`ToolRegistry::require_dialects`](crate::ToolRegistry::require_dialects)).

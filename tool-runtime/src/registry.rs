@@ -1,5 +1,6 @@
 //! The tool registry: loaded tools, and dispatch of one model tool call.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -23,6 +24,10 @@ pub const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
 /// The loaded tools, in load order, and how calls are dispatched to them.
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
+    /// Where each tool came from (a plugin's type, a tool value's), for a refusal to name.
+    origins: Vec<Cow<'static, str>>,
+    /// The plugin being loaded, if one is ([`Ctx::plugin`](crate::Ctx::plugin)).
+    pub(crate) loading: Option<&'static str>,
     by_name: HashMap<String, usize>,
     pub(crate) services: Services,
     max_args_bytes: usize,
@@ -39,6 +44,8 @@ impl Default for ToolRegistry {
     fn default() -> Self {
         ToolRegistry {
             tools: Vec::new(),
+            origins: Vec::new(),
+            loading: None,
             by_name: HashMap::new(),
             services: Services::default(),
             max_args_bytes: DEFAULT_MAX_ARGS_BYTES,
@@ -50,10 +57,35 @@ impl Default for ToolRegistry {
     }
 }
 
+/// A type's path as its author wrote it: `#[tool]` puts each generated type in a hidden module
+/// (`__tool_<fn>`) and re-exports it beside the function.
+fn shown_type(path: &str) -> String {
+    path.split("::")
+        .filter(|segment| !segment.starts_with("__tool_"))
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
 impl ToolRegistry {
     /// Registers a tool. A second tool of the same name is refused, and so is a tool whose
     /// schema cannot be sent to a model.
     pub fn register(&mut self, tool: impl Tool) -> Result<(), LoadError> {
+        let origin = match self.loading {
+            Some(plugin) => Cow::Owned(format!("plugin `{}`", shown_type(plugin))),
+            None => Cow::Owned(format!(
+                "tool `{}`",
+                shown_type(std::any::type_name_of_val(&tool))
+            )),
+        };
+        self.register_from(tool, origin)
+    }
+
+    /// Registers a tool that came from `origin` (how a refusal names it).
+    pub(crate) fn register_from(
+        &mut self,
+        tool: impl Tool,
+        origin: Cow<'static, str>,
+    ) -> Result<(), LoadError> {
         let definition = tool.definition();
         let name = definition.name().to_owned();
         if let Some(reason) = definition.schema_error() {
@@ -62,14 +94,19 @@ impl ToolRegistry {
                 reason: reason.to_owned(),
             });
         }
-        if self.by_name.contains_key(&name) {
-            return Err(LoadError::DuplicateTool { name });
+        if let Some(&loaded) = self.by_name.get(&name) {
+            return Err(LoadError::DuplicateTool {
+                name,
+                loaded: self.origins[loaded].to_string(),
+                again: origin.into_owned(),
+            });
         }
         for &dialect in &self.required_dialects {
             definition.render(dialect)?;
         }
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(tool));
+        self.origins.push(origin);
         self.definitions_by_dialect = Default::default();
         Ok(())
     }
