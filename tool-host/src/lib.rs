@@ -44,6 +44,22 @@ pub use error::HostError;
 /// that began it over an HTTP endpoint that checks its callers); `sessions list --owner` reads
 /// it.
 pub const OWNER_EVENT: &str = "session/owner";
+
+/// Who a session belongs to: the data of its [`OWNER_EVENT`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Owner {
+    /// The issuer of the token that began the session.
+    pub issuer: String,
+    /// Its subject.
+    pub subject: String,
+}
+
+impl Owner {
+    /// Whether this is the owner `subject` names (of `issuer`, when one is given).
+    pub fn is(&self, subject: &str, issuer: Option<&str>) -> bool {
+        self.subject == subject && issuer.is_none_or(|issuer| self.issuer == issuer)
+    }
+}
 pub use host::Host;
 
 use std::path::{Path, PathBuf};

@@ -37,16 +37,10 @@ pub(super) fn replay(
 ) -> Result<ExitCode, HostError> {
     let session = super::open_session(name, store, hub, file, OpenMode::Read)?;
     if let Some(owner) = owner {
-        let recorded = session
+        let theirs = session
             .latest(crate::OWNER_EVENT)
-            .and_then(|event| event.data::<serde_json::Value>().ok());
-        let theirs = recorded.is_some_and(|recorded| {
-            recorded["subject"] == owner.subject.as_str()
-                && owner
-                    .issuer
-                    .as_deref()
-                    .is_none_or(|issuer| recorded["issuer"] == issuer)
-        });
+            .and_then(|event| event.data::<crate::Owner>().ok())
+            .is_some_and(|recorded| recorded.is(&owner.subject, owner.issuer.as_deref()));
         if !theirs {
             return Err(not_found(store, file));
         }

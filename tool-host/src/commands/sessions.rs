@@ -38,13 +38,8 @@ pub(super) fn sessions(
                 };
                 owners
                     .get(id)
-                    .and_then(|data| serde_json::from_str::<serde_json::Value>(data).ok())
-                    .is_some_and(|recorded| {
-                        recorded["subject"] == subject.as_str()
-                            && issuer
-                                .as_deref()
-                                .is_none_or(|issuer| recorded["issuer"] == issuer)
-                    })
+                    .and_then(|data| serde_json::from_str::<crate::Owner>(data).ok())
+                    .is_some_and(|recorded| recorded.is(subject, issuer.as_deref()))
             };
             for session in pg.sessions()?.into_iter().filter(|s| owned(&s.id)) {
                 writeln!(

@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
@@ -39,6 +39,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::http::lock;
 use crate::HostError;
 
 /// The longest bearer token read.
@@ -105,6 +106,8 @@ pub use tool_runtime::Principal;
 pub(crate) struct Auth {
     resource: String,
     metadata_path: String,
+    /// The metadata's URL: the resource's origin and `metadata_path`.
+    metadata_url: String,
     issuer: Option<String>,
     audience: String,
     scopes: Vec<String>,
@@ -140,12 +143,13 @@ impl Auth {
     /// and, for an issuer without `--auth-jwks`, its metadata. Blocks.
     pub(crate) fn new(options: &AuthOptions, resource: String) -> Result<Auth, HostError> {
         let resource = options.resource.clone().unwrap_or(resource);
-        let path = url_path(&resource);
+        let (origin, path) = split_origin(&resource);
         let metadata_path = if path == "/" || path.is_empty() {
             "/.well-known/oauth-protected-resource".to_owned()
         } else {
             format!("/.well-known/oauth-protected-resource{path}")
         };
+        let metadata_url = format!("{origin}{metadata_path}");
         let tokens = match &options.tokens {
             Some(file) => read_tokens(file)?,
             None => HashMap::new(),
@@ -159,6 +163,7 @@ impl Auth {
             audience: options.audience.clone().unwrap_or_else(|| resource.clone()),
             resource,
             metadata_path,
+            metadata_url,
             issuer: options.issuer.clone(),
             scopes: options.scopes.clone(),
             tokens,
@@ -194,22 +199,9 @@ impl Auth {
         metadata
     }
 
-    fn metadata_url(&self) -> String {
-        let origin_end = self
-            .resource
-            .find("://")
-            .and_then(|scheme| {
-                self.resource[scheme + 3..]
-                    .find('/')
-                    .map(|slash| scheme + 3 + slash)
-            })
-            .unwrap_or(self.resource.len());
-        format!("{}{}", &self.resource[..origin_end], self.metadata_path)
-    }
-
     /// The `WWW-Authenticate` challenge of a refusal.
     fn challenge(&self, refusal: Option<&Refusal>) -> String {
-        let mut challenge = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
+        let mut challenge = format!("Bearer resource_metadata=\"{}\"", self.metadata_url);
         if !self.scopes.is_empty() {
             challenge.push_str(&format!(", scope=\"{}\"", self.scopes.join(" ")));
         }
@@ -227,7 +219,7 @@ impl Auth {
     pub(crate) fn insufficient_scope(&self, scopes: &str) -> String {
         format!(
             "Bearer error=\"insufficient_scope\", scope=\"{scopes}\", resource_metadata=\"{}\"",
-            self.metadata_url()
+            self.metadata_url
         )
     }
 
@@ -417,10 +409,6 @@ fn principal_of(claims: Map<String, Value>) -> Principal {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
@@ -524,10 +512,13 @@ fn discover_jwks(issuer: &str) -> Result<String, HostError> {
     )))
 }
 
-fn url_path(url: &str) -> &str {
-    url.find("://")
+/// A URL's origin (`scheme://authority`) and the path after it (empty when there is none).
+fn split_origin(url: &str) -> (&str, &str) {
+    let end = url
+        .find("://")
         .and_then(|scheme| url[scheme + 3..].find('/').map(|slash| scheme + 3 + slash))
-        .map_or("", |start| &url[start..])
+        .unwrap_or(url.len());
+    url.split_at(end)
 }
 
 /// Lets through a request with a valid bearer token (its [`Principal`] in its extensions),

@@ -112,14 +112,7 @@ pub const SESSION_EVENT: &str = "mcp/session";
 
 pub use crate::OWNER_EVENT;
 
-/// Who a session belongs to.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Owner {
-    /// The issuer of the token that began the session.
-    pub issuer: String,
-    /// Its subject.
-    pub subject: String,
-}
+pub use crate::Owner;
 
 impl Owner {
     /// The owner a principal is.
@@ -535,7 +528,7 @@ impl Checkout {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -884,10 +877,7 @@ fn lacks_scopes(
     };
     let tool = ctx.tools.get(&call.params.name)?;
     let needed: Vec<&str> = tool.definition().scopes().collect();
-    if needed
-        .iter()
-        .all(|scope| principal.scopes.iter().any(|granted| granted == scope))
-    {
+    if needed.iter().all(|scope| principal.has_scope(scope)) {
         return None;
     }
     let scopes = needed.join(" ");

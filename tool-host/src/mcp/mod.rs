@@ -159,18 +159,19 @@ impl ServerHandler for McpServer {
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<auth::Principal>())
         {
-            let allowed =
-                self.tools
-                    .iter()
-                    .filter(|tool| {
-                        self.ctx.tools.get(&tool.name).is_none_or(|known| {
-                            known.definition().scopes().all(|scope| {
-                                principal.scopes.iter().any(|granted| granted == scope)
-                            })
-                        })
+            let allowed = self
+                .tools
+                .iter()
+                .filter(|tool| {
+                    self.ctx.tools.get(&tool.name).is_none_or(|known| {
+                        known
+                            .definition()
+                            .scopes()
+                            .all(|scope| principal.has_scope(scope))
                     })
-                    .cloned()
-                    .collect();
+                })
+                .cloned()
+                .collect();
             return Ok(ListToolsResult::with_all_items(allowed));
         }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
