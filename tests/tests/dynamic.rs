@@ -223,3 +223,103 @@ fn raw_and_async_handlers_and_deadlines() {
         "Error: invalid arguments: ms: expected an integer of at least 0, got -1"
     );
 }
+
+#[test]
+fn a_source_names_where_a_tool_came_from_in_a_refusal() {
+    let tool = |source: &str| {
+        DynamicTool::builder("lookup", "Looks up.", json!({"type": "object"}))
+            .source(source)
+            .handler(|_, args: Value| args.to_string())
+            .unwrap()
+    };
+    let mut ctx = Ctx::new();
+    ctx.tool(tool("MCP server `files`")).unwrap();
+    assert_eq!(
+        ctx.tool(tool("MCP server `search`"))
+            .unwrap_err()
+            .to_string(),
+        "a tool named `lookup` is already loaded, from MCP server `files`; MCP server `search` \
+         cannot load another"
+    );
+    // A registry's copy shares its tools and takes more, the original untouched.
+    let mut more = ctx.tools.clone();
+    let other = DynamicTool::builder("other", "Other.", json!({"type": "object"}))
+        .handler(|_, _| "other")
+        .unwrap();
+    more.register(other).unwrap();
+    assert_eq!(more.names().collect::<Vec<_>>(), ["lookup", "other"]);
+    assert_eq!(ctx.tools.names().collect::<Vec<_>>(), ["lookup"]);
+    assert!(more.register(tool("again")).is_err());
+}
+
+/// A schema as pydantic writes a nested model (the Python MCP SDK's tools): `$defs` and
+/// `$ref`, which the runtime inlines and then enforces as any other keyword.
+#[test]
+fn references_to_the_schema_s_own_definitions_are_inlined_and_enforced() {
+    let tool = DynamicTool::builder(
+        "plan",
+        "Plans.",
+        json!({
+            "$defs": {"Todo": {
+                "properties": {
+                    "content": {"title": "Content", "type": "string", "minLength": 1},
+                    "status": {"enum": ["pending", "done"], "title": "Status", "type": "string"}},
+                "required": ["content", "status"],
+                "title": "Todo",
+                "type": "object"}},
+            "properties": {
+                "todos": {"items": {"$ref": "#/$defs/Todo"}, "title": "Todos", "type": "array"},
+                "first": {"$ref": "#/$defs/Todo", "description": "The first."}},
+            "required": ["todos"],
+            "title": "planArguments",
+            "type": "object"
+        }),
+    )
+    .handler(|_, args: Value| args["todos"].as_array().map_or(0, Vec::len).to_string())
+    .unwrap();
+    let schema = tool.definition().input_schema().to_string();
+    assert!(!schema.contains("$ref") && !schema.contains("$defs"), "{schema}");
+    assert_eq!(
+        tool.definition().input_schema()["properties"]["first"]["description"],
+        "The first."
+    );
+    let mut ctx = Ctx::new();
+    ctx.tool(tool).unwrap();
+    let call = |args: &str| ctx.tools.call("plan", &Exec::new(), args).wait().text;
+    assert_eq!(
+        call(r#"{"todos": [{"content": "a", "status": "pending"}]}"#),
+        "1"
+    );
+    assert_eq!(
+        call(r#"{"todos": [{"content": "a", "status": "later"}]}"#),
+        "Error: invalid arguments: todos[0].status: expected one of \"pending\", \"done\", got \
+         \"later\""
+    );
+    // A recursive type, a reference elsewhere and a definition bomb are refused at build.
+    let refused = |schema: Value| {
+        DynamicTool::builder("tree", "Trees.", schema)
+            .handler(|_, _| "ok")
+            .unwrap_err()
+            .to_string()
+    };
+    let recursive = refused(json!({
+        "$defs": {"Node": {"type": "object", "properties": {
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
+        "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}}));
+    assert!(recursive.contains("the recursive type `Node`"), "{recursive}");
+    let elsewhere = refused(json!({
+        "type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}));
+    assert!(elsewhere.contains("is not to one of the schema's own"), "{elsewhere}");
+    let mut defs = serde_json::Map::new();
+    defs.insert("D0".into(), json!({"type": "string"}));
+    for level in 1..24 {
+        let below = format!("#/$defs/D{}", level - 1);
+        defs.insert(
+            format!("D{level}"),
+            json!({"type": "object", "properties": {"a": {"$ref": below}, "b": {"$ref": below}}}),
+        );
+    }
+    let bomb = refused(json!({"$defs": defs, "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/D23"}}}));
+    assert!(bomb.contains("more than 4096 references"), "{bomb}");
+}

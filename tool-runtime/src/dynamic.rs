@@ -58,6 +58,7 @@ use crate::tool::{Invocation, Tool};
 pub struct DynamicTool {
     definition: Definition,
     handler: Handler,
+    source: Option<String>,
 }
 
 type ValueFn = dyn Fn(&Call, Value) -> ToolOutput + Send + Sync;
@@ -155,6 +156,7 @@ pub struct DynamicToolBuilder {
     output_schema: Option<Value>,
     annotations: Annotations,
     timeout: Option<Duration>,
+    source: Option<String>,
 }
 
 impl DynamicTool {
@@ -172,6 +174,7 @@ impl DynamicTool {
             output_schema: None,
             annotations: Annotations::new(),
             timeout: None,
+            source: None,
         }
     }
 }
@@ -200,6 +203,13 @@ impl DynamicToolBuilder {
     /// out and its [`Cancel`] is cancelled.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Where the tool came from (`MCP server \`files\``, `tools.json`): a refusal of two tools
+    /// of one name says it, where it would otherwise name the tool's type.
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
         self
     }
 
@@ -241,11 +251,12 @@ impl DynamicToolBuilder {
         })))
     }
 
-    fn build(self, handler: Handler) -> Result<DynamicTool, LoadError> {
+    fn build(mut self, handler: Handler) -> Result<DynamicTool, LoadError> {
         let schema_error = |reason: String| LoadError::Schema {
             tool: self.name.clone(),
             reason,
         };
+        self.input_schema = inline_references(&self.input_schema).map_err(schema_error)?;
         if !valid_name(&self.name) {
             return Err(schema_error(format!(
                 "{} is not a tool name: a letter or `_`, then at most 63 letters, digits, `_` \
@@ -280,7 +291,145 @@ impl DynamicToolBuilder {
         Ok(DynamicTool {
             definition,
             handler,
+            source: self.source,
         })
+    }
+}
+
+/// `schema` with each reference to its own definitions (`$ref` to `#/$defs/<name>` or
+/// `#/definitions/<name>`, as pydantic and schemars write a nested type) replaced by the
+/// definition, and the definitions dropped: the inline form the runtime enforces and a model
+/// reads. A reference that names itself, at any depth, cannot be inlined (a recursive type);
+/// one to anything else is not one the runtime resolves.
+fn inline_references(schema: &Value) -> Result<Value, String> {
+    let Value::Object(root) = schema else {
+        return Ok(schema.clone());
+    };
+    let mut definitions = serde_json::Map::new();
+    for key in ["$defs", "definitions"] {
+        if let Some(defs) = root.get(key) {
+            let Value::Object(defs) = defs else {
+                return Err(format!("`{key}` is not an object of schemas"));
+            };
+            for (name, definition) in defs {
+                definitions.insert(format!("#/{key}/{name}"), definition.clone());
+            }
+        }
+    }
+    let mut root = root.clone();
+    root.remove("$defs");
+    root.remove("definitions");
+    let mut within = Within::default();
+    inline(Value::Object(root), &definitions, &mut within)
+}
+
+/// The references being inlined, outermost first, and how many were so far.
+#[derive(Default)]
+struct Within {
+    references: Vec<String>,
+    inlined: usize,
+}
+
+/// The most references one schema may inline: a definition used twice in one used twice… grows
+/// as a power, and a schema from elsewhere may be written so.
+const MAX_INLINED: usize = 4096;
+
+fn inline(
+    schema: Value,
+    definitions: &serde_json::Map<String, Value>,
+    within: &mut Within,
+) -> Result<Value, String> {
+    match schema {
+        Value::Object(mut object) => {
+            if let Some(reference) = object.remove("$ref") {
+                let Some(target) = reference.as_str().and_then(|r| definitions.get(r)) else {
+                    return Err(format!(
+                        "the reference {reference} is not to one of the schema's own \
+                         definitions (`#/$defs/<name>`)"
+                    ));
+                };
+                let reference = reference.as_str().unwrap_or_default().to_owned();
+                if within.references.contains(&reference) {
+                    let name = reference.rsplit('/').next().unwrap_or_default();
+                    return Err(format!(
+                        "its arguments use the recursive type `{name}`, which a tool schema \
+                         cannot inline: give the model a finite shape"
+                    ));
+                }
+                within.inlined += 1;
+                if within.inlined > MAX_INLINED {
+                    return Err(format!(
+                        "it inlines more than {MAX_INLINED} references: the schema is too large \
+                         to give a model"
+                    ));
+                }
+                within.references.push(reference);
+                let target = inline(target.clone(), definitions, within);
+                within.references.pop();
+                let target = target?;
+                // Keywords beside the reference apply too: annotations (a description, a
+                // default) join the definition; anything else is the conjunction JSON Schema
+                // makes of them.
+                let beside = inline(Value::Object(object), definitions, within)?;
+                let Value::Object(beside) = beside else {
+                    unreachable!("an object stays an object")
+                };
+                if beside.is_empty() {
+                    return Ok(target);
+                }
+                let annotation_only = beside.keys().all(|key| {
+                    matches!(
+                        key.as_str(),
+                        "title" | "description" | "default" | "examples" | "deprecated" | "$comment"
+                    )
+                });
+                return Ok(match target {
+                    Value::Object(mut target) if annotation_only => {
+                        target.extend(beside);
+                        Value::Object(target)
+                    }
+                    target => {
+                        let mut all = beside;
+                        all.insert("allOf".into(), Value::Array(vec![target]));
+                        Value::Object(all)
+                    }
+                });
+            }
+            let mut out = serde_json::Map::with_capacity(object.len());
+            for (key, value) in object {
+                let value = match key.as_str() {
+                    // Data, not schemas: kept as written.
+                    "enum" | "const" | "default" | "examples" | "required" => value,
+                    "properties" | "patternProperties" => match value {
+                        Value::Object(members) => Value::Object(
+                            members
+                                .into_iter()
+                                .map(|(name, schema)| {
+                                    inline(schema, definitions, within).map(|s| (name, s))
+                                })
+                                .collect::<Result<_, _>>()?,
+                        ),
+                        other => other,
+                    },
+                    _ => match value {
+                        value @ Value::Object(_) => inline(value, definitions, within)?,
+                        Value::Array(items) => Value::Array(
+                            items
+                                .into_iter()
+                                .map(|item| match item {
+                                    item @ Value::Object(_) => inline(item, definitions, within),
+                                    item => Ok(item),
+                                })
+                                .collect::<Result<_, _>>()?,
+                        ),
+                        value => value,
+                    },
+                };
+                out.insert(key, value);
+            }
+            Ok(Value::Object(out))
+        }
+        other => Ok(other),
     }
 }
 
@@ -423,6 +572,10 @@ fn unenforced(schema: &Value, path: &str) -> Result<(), String> {
 impl Tool for DynamicTool {
     fn definition(&self) -> &Definition {
         &self.definition
+    }
+
+    fn source(&self) -> Option<&str> {
+        self.source.as_deref()
     }
 
     fn call<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {

@@ -66,13 +66,34 @@ fn shown_type(path: &str) -> String {
         .join("::")
 }
 
+/// A registry with the same tools (shared, not copied: a tool is behind an `Arc`), services and
+/// limits, for a host to register more tools on without touching this one: an agent loop's
+/// tools from other MCP servers, say, beside the host's own.
+impl Clone for ToolRegistry {
+    fn clone(&self) -> Self {
+        ToolRegistry {
+            tools: self.tools.clone(),
+            origins: self.origins.clone(),
+            loading: None,
+            by_name: self.by_name.clone(),
+            services: self.services.clone(),
+            max_args_bytes: self.max_args_bytes,
+            max_result_bytes: self.max_result_bytes,
+            default_timeout: self.default_timeout,
+            required_dialects: self.required_dialects.clone(),
+            definitions_by_dialect: self.definitions_by_dialect.clone(),
+        }
+    }
+}
+
 impl ToolRegistry {
     /// Registers a tool. A second tool of the same name is refused, and so is a tool whose
     /// schema cannot be sent to a model.
     pub fn register(&mut self, tool: impl Tool) -> Result<(), LoadError> {
-        let origin = match self.loading {
-            Some(plugin) => Cow::Owned(format!("plugin `{}`", shown_type(plugin))),
-            None => Cow::Owned(format!(
+        let origin = match (self.loading, tool.source()) {
+            (Some(plugin), _) => Cow::Owned(format!("plugin `{}`", shown_type(plugin))),
+            (None, Some(source)) => Cow::Owned(source.to_owned()),
+            (None, None) => Cow::Owned(format!(
                 "tool `{}`",
                 shown_type(std::any::type_name_of_val(&tool))
             )),

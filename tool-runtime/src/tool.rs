@@ -16,6 +16,13 @@ pub trait Tool: Send + Sync + 'static {
     /// Runs one call. The registry has checked the tool name and the size of the arguments; the
     /// tool resolves its context parameters, parses the arguments and runs.
     fn call<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
+
+    /// Where the tool came from, when its type does not tell (a runtime-defined tool's source:
+    /// a config file, another MCP server): a refusal of two tools of one name says it. `None`
+    /// (the tool's type names it) by default.
+    fn source(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// One invocation of a tool, as [`Tool::call`] receives it: the host's context for the call and
