@@ -278,7 +278,10 @@ fn references_to_the_schema_s_own_definitions_are_inlined_and_enforced() {
     .handler(|_, args: Value| args["todos"].as_array().map_or(0, Vec::len).to_string())
     .unwrap();
     let schema = tool.definition().input_schema().to_string();
-    assert!(!schema.contains("$ref") && !schema.contains("$defs"), "{schema}");
+    assert!(
+        !schema.contains("$ref") && !schema.contains("$defs"),
+        "{schema}"
+    );
     assert_eq!(
         tool.definition().input_schema()["properties"]["first"]["description"],
         "The first."
@@ -306,10 +309,16 @@ fn references_to_the_schema_s_own_definitions_are_inlined_and_enforced() {
         "$defs": {"Node": {"type": "object", "properties": {
             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
         "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}}));
-    assert!(recursive.contains("the recursive type `Node`"), "{recursive}");
+    assert!(
+        recursive.contains("the recursive type `Node`"),
+        "{recursive}"
+    );
     let elsewhere = refused(json!({
         "type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}));
-    assert!(elsewhere.contains("is not to one of the schema's own"), "{elsewhere}");
+    assert!(
+        elsewhere.contains("is not to one of the schema's own"),
+        "{elsewhere}"
+    );
     let mut defs = serde_json::Map::new();
     defs.insert("D0".into(), json!({"type": "string"}));
     for level in 1..24 {
@@ -322,4 +331,29 @@ fn references_to_the_schema_s_own_definitions_are_inlined_and_enforced() {
     let bomb = refused(json!({"$defs": defs, "type": "object",
         "properties": {"x": {"$ref": "#/$defs/D23"}}}));
     assert!(bomb.contains("more than 4096 references"), "{bomb}");
+}
+
+#[test]
+fn an_unchecked_tool_shows_its_schema_as_written_and_checks_only_for_an_object() {
+    let schema = json!({"type": "object", "properties": {"kind": {"type": "string"}},
+        "if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["kind"]}});
+    assert!(
+        DynamicTool::builder("cond", "Conditional.", schema.clone())
+            .handler(|_, _| "ok")
+            .is_err()
+    );
+    let tool = DynamicTool::builder("cond", "Conditional.", schema)
+        .unchecked()
+        .handler(|_, args: Value| args.to_string())
+        .unwrap();
+    assert!(tool.definition().input_schema().get("if").is_some());
+    let shared = std::sync::Arc::new(tool);
+    let mut ctx = Ctx::new();
+    ctx.tool(std::sync::Arc::clone(&shared)).unwrap();
+    let call = |args: &str| ctx.tools.call("cond", &Exec::new(), args).wait().text;
+    assert_eq!(call(r#"{"kind": 7}"#), r#"{"kind":7}"#);
+    assert_eq!(
+        call("[1]"),
+        "Error: invalid arguments: expected an object, got an array"
+    );
 }

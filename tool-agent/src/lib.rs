@@ -66,7 +66,9 @@ impl Observer for () {}
 /// One agent's loop: its tools, its session (where the conversation and the tools' events are
 /// kept) and a client for its model.
 pub struct AgentLoop<'t> {
-    tools: &'t ToolRegistry,
+    tools: Tools<'t>,
+    /// Asked before each request for a new set of tools ([`AgentLoop::with_tool_updates`]).
+    updates: Option<Box<dyn FnMut() -> Option<ToolRegistry> + 't>>,
     agent: Agent,
     client: Client,
     conversation: Conversation,
@@ -107,7 +109,8 @@ impl<'t> AgentLoop<'t> {
             conversation.push(Role::Results, provider.results(&turn, &outputs))?;
         }
         Ok(AgentLoop {
-            tools,
+            tools: Tools::Borrowed(tools),
+            updates: None,
             agent,
             client,
             conversation,
@@ -146,6 +149,23 @@ impl<'t> AgentLoop<'t> {
         self
     }
 
+    /// Tools that may change while the loop runs (another MCP server's, whose list changed):
+    /// `updates` is asked before each request and returns the whole new set when there is one
+    /// (`None`: the same tools). The next request carries the new definitions; calls already
+    /// made ran on the tools they were made to.
+    pub fn with_tool_updates(mut self, updates: impl FnMut() -> Option<ToolRegistry> + 't) -> Self {
+        self.updates = Some(Box::new(updates));
+        self
+    }
+
+    /// The tools the next request offers.
+    pub fn tools(&self) -> &ToolRegistry {
+        match &self.tools {
+            Tools::Borrowed(tools) => tools,
+            Tools::Owned(tools) => tools,
+        }
+    }
+
     /// The conversation so far.
     pub fn conversation(&self) -> &Conversation {
         &self.conversation
@@ -171,11 +191,6 @@ impl<'t> AgentLoop<'t> {
         let deadline = self.deadline.map(Deadline::after);
         self.conversation.push_prompt(prompt)?;
         let provider = self.provider();
-        let definition_tokens = self
-            .definitions
-            .get()
-            .len()
-            .div_ceil(conversation::BYTES_PER_TOKEN);
         for turn_number in 0..self.max_turns {
             if let Some(deadline) = &deadline
                 && deadline.remaining().is_none()
@@ -186,6 +201,19 @@ impl<'t> AgentLoop<'t> {
                     "the model's calls ran until it; no request was sent after them"
                 }));
             }
+            if let Some(updates) = &mut self.updates
+                && let Some(tools) = updates()
+            {
+                let definitions = tools.definitions_json(provider.dialect())?.to_owned();
+                self.definitions =
+                    RawValue::from_string(definitions).expect("the definitions are a JSON array");
+                self.tools = Tools::Owned(Box::new(tools));
+            }
+            let definition_tokens = self
+                .definitions
+                .get()
+                .len()
+                .div_ceil(conversation::BYTES_PER_TOKEN);
             if let Some(budget) = self.context_budget
                 && let Some(compaction) = self.conversation.compact(budget, definition_tokens)?
             {
@@ -207,11 +235,15 @@ impl<'t> AgentLoop<'t> {
             observer.calls(&turn);
             let unrecorded = std::sync::Mutex::new(None);
             let conversation = &self.conversation;
+            let tools = match &self.tools {
+                Tools::Borrowed(tools) => *tools,
+                Tools::Owned(tools) => tools,
+            };
             let outputs = run_within(
                 deadline.as_ref(),
                 Exec::for_agent(self.agent.clone()),
                 |exec| {
-                    self.tools.run_turn_with(exec, &turn, &|index, output| {
+                    tools.run_turn_with(exec, &turn, &|index, output| {
                         if let Err(error) = conversation.record(index, &turn.calls[index], output) {
                             let mut first = unrecorded.lock().unwrap_or_else(|p| p.into_inner());
                             first.get_or_insert(error);
@@ -228,6 +260,12 @@ impl<'t> AgentLoop<'t> {
         }
         Err(AgentError::MaxTurns(self.max_turns))
     }
+}
+
+/// A loop's tools: the host's, or a set that replaced them.
+enum Tools<'t> {
+    Borrowed(&'t ToolRegistry),
+    Owned(Box<ToolRegistry>),
 }
 
 /// Runs `calls` with `exec`, cancelled at `deadline` if they are still running then.

@@ -244,6 +244,153 @@ pub(crate) struct AgentArgs {
     /// (with `--prompt`, the whole run). Default: no deadline.
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub(crate) deadline: Option<std::time::Duration>,
+    /// An MCP server whose tools the model may call too: a command (`'python3 server.py'`,
+    /// speaking MCP on its standard input and output) or a Streamable HTTP URL. Repeat it for
+    /// more servers; each `--mcp-…` option applies to the `--mcp` before it. A call's arguments
+    /// are checked against the tool's schema here, before they are sent.
+    #[cfg(feature = "toolsets")]
+    #[arg(
+        long = "mcp",
+        value_name = "COMMAND|URL",
+        help_heading = "Other MCP servers' tools"
+    )]
+    pub(crate) mcp: Vec<String>,
+    /// The server's tools are offered with this prefix to their names.
+    #[cfg(feature = "toolsets")]
+    #[arg(long, value_name = "PREFIX", help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_prefix: Vec<String>,
+    /// Only these of the server's tools are offered (names as the server gives them,
+    /// comma-separated).
+    #[cfg(feature = "toolsets")]
+    #[arg(long, value_name = "TOOLS", help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_allow: Vec<String>,
+    /// These of the server's tools are not offered (comma-separated).
+    #[cfg(feature = "toolsets")]
+    #[arg(long, value_name = "TOOLS", help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_deny: Vec<String>,
+    /// How long one call to the server may run [default: 2m].
+    #[cfg(feature = "toolsets")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_timeout: Vec<std::time::Duration>,
+    /// The HTTP server is sent `Authorization: Bearer` with the token this environment
+    /// variable holds.
+    #[cfg(feature = "toolsets")]
+    #[arg(long, value_name = "VAR", help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_bearer_env: Vec<String>,
+    /// The server's tools whose schema cannot be enforced here are offered all the same,
+    /// their arguments checked by the server alone (each is named on standard error).
+    #[cfg(feature = "toolsets")]
+    #[arg(long, action = clap::ArgAction::Count, help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_unchecked: u8,
+    /// The servers, each with its options (from the `--mcp…` options, in order).
+    #[cfg(feature = "toolsets")]
+    #[arg(skip)]
+    pub(crate) servers: Vec<crate::toolsets::McpServer>,
+}
+
+/// The servers `--mcp` names, each with the `--mcp-…` options that follow it.
+#[cfg(feature = "toolsets")]
+pub(crate) fn mcp_servers(
+    matches: &clap::ArgMatches,
+) -> Result<Vec<crate::toolsets::McpServer>, String> {
+    use crate::toolsets::McpServer;
+    let positions = |id: &str| -> Vec<usize> {
+        if matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            return Vec::new();
+        }
+        matches
+            .indices_of(id)
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    };
+    let specs: Vec<(usize, &String)> = positions("mcp")
+        .into_iter()
+        .zip(matches.get_many::<String>("mcp").into_iter().flatten())
+        .collect();
+    let mut servers: Vec<McpServer> = specs
+        .iter()
+        .map(|(_, spec)| McpServer::parse(spec).map_err(|error| error.to_string()))
+        .collect::<Result<_, _>>()?;
+    // The server an option at `position` applies to: the last `--mcp` before it.
+    let server_at = |option: &str, position: usize| -> Result<usize, String> {
+        specs
+            .iter()
+            .rposition(|(at, _)| *at < position)
+            .ok_or_else(|| format!("--{option} applies to the --mcp before it, and there is none"))
+    };
+    let split = |list: &str| -> Vec<String> {
+        list.split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    let mut once = |option: &'static str, server: usize| -> Result<(), String> {
+        if seen.contains(&(option, server)) {
+            return Err(format!(
+                "--{option} is given twice for the --mcp server {}",
+                specs[server].1
+            ));
+        }
+        seen.push((option, server));
+        Ok(())
+    };
+    for (position, prefix) in positions("mcp_prefix").into_iter().zip(
+        matches
+            .get_many::<String>("mcp_prefix")
+            .into_iter()
+            .flatten(),
+    ) {
+        let server = server_at("mcp-prefix", position)?;
+        once("mcp-prefix", server)?;
+        servers[server] = servers[server].clone().prefix(prefix);
+    }
+    for (position, list) in positions("mcp_allow").into_iter().zip(
+        matches
+            .get_many::<String>("mcp_allow")
+            .into_iter()
+            .flatten(),
+    ) {
+        let server = server_at("mcp-allow", position)?;
+        once("mcp-allow", server)?;
+        servers[server] = servers[server].clone().allow(split(list));
+    }
+    for (position, list) in positions("mcp_deny")
+        .into_iter()
+        .zip(matches.get_many::<String>("mcp_deny").into_iter().flatten())
+    {
+        let server = server_at("mcp-deny", position)?;
+        servers[server] = servers[server].clone().deny(split(list));
+    }
+    for (position, timeout) in positions("mcp_timeout").into_iter().zip(
+        matches
+            .get_many::<std::time::Duration>("mcp_timeout")
+            .into_iter()
+            .flatten(),
+    ) {
+        let server = server_at("mcp-timeout", position)?;
+        once("mcp-timeout", server)?;
+        servers[server] = servers[server].clone().timeout(*timeout);
+    }
+    for (position, var) in positions("mcp_bearer_env").into_iter().zip(
+        matches
+            .get_many::<String>("mcp_bearer_env")
+            .into_iter()
+            .flatten(),
+    ) {
+        let server = server_at("mcp-bearer-env", position)?;
+        once("mcp-bearer-env", server)?;
+        servers[server] = servers[server]
+            .clone()
+            .bearer_env(var)
+            .map_err(|error| error.to_string())?;
+    }
+    for position in positions("mcp_unchecked") {
+        let server = server_at("mcp-unchecked", position)?;
+        servers[server] = servers[server].clone().unchecked();
+    }
+    Ok(servers)
 }
 
 /// How `replay` prints the list.

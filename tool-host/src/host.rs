@@ -138,13 +138,26 @@ impl Host {
                 return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
             }
         };
-        let cli = match Cli::from_arg_matches(&matches) {
+        #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))]
+        let mut cli = match Cli::from_arg_matches(&matches) {
             Ok(cli) => cli,
             Err(error) => {
                 let _ = error.print();
                 return ExitCode::from(2);
             }
         };
+        #[cfg(feature = "toolsets")]
+        if let (Command::Agent(args), Some(("agent", agent))) =
+            (&mut cli.command, matches.subcommand())
+        {
+            match crate::cli::mcp_servers(agent) {
+                Ok(servers) => args.servers = servers,
+                Err(error) => {
+                    crate::note!("{name} agent: {error}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
         let mcp_limits = match &cli.command {
             #[cfg(feature = "mcp")]
             Command::Mcp {

@@ -130,6 +130,18 @@ fn run_on(
     session: &Path,
     prompt: &[&str],
 ) -> Run {
+    run_with_env(scenario, provider, stream, extra, session, prompt, &[])
+}
+
+fn run_with_env(
+    scenario: &str,
+    provider: &str,
+    stream: bool,
+    extra: &[&str],
+    session: &Path,
+    prompt: &[&str],
+    env: &[(&str, &str)],
+) -> Run {
     let server = server();
     let mut base = format!(
         "http://127.0.0.1:{}/s/{scenario}/{provider}/{}",
@@ -150,7 +162,8 @@ fn run_on(
         .env("OPENAI_API_KEY", "sk-test")
         .env("ANTHROPIC_API_KEY", "ak-test")
         .env("GEMINI_API_KEY", "gk-test")
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied());
     if stream {
         command.arg("--stream");
     }
@@ -703,4 +716,437 @@ fn the_chat_draws_the_checklist_as_the_list_changes() {
     let checklist = stdout.find("Read the spec").expect("the checklist");
     let done = stdout.find("Done.").expect("the final answer");
     assert!(planning < checklist && checklist < done, "{stdout}");
+}
+
+// Another MCP server's tools (`--mcp`): the pinned Python MCP SDK's server,
+// tests/agent/mcp_server.py, which logs every call that reaches it.
+
+fn mcp_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agent/mcp_server.py")
+}
+
+/// `--mcp` for the Python server on standard input and output, logging to `log`.
+fn mcp_stdio(log: &Path) -> String {
+    format!(
+        "{} {} stdio {}",
+        python().display(),
+        mcp_script().display(),
+        log.display()
+    )
+}
+
+/// The calls that reached the Python server: (tool, arguments).
+fn arrived(log: &Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| {
+            let call: Value = serde_json::from_str(line).unwrap();
+            (
+                call["tool"].as_str().unwrap().to_owned(),
+                call["arguments"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The names of the tools a request offers.
+fn offered(provider: &str, body: &Value) -> Vec<String> {
+    let tools = match provider {
+        "gemini" => &body["tools"][0]["functionDeclarations"],
+        _ => &body["tools"],
+    };
+    tools
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|tool| {
+            tool.get("function").unwrap_or(tool)["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The Python server over Streamable HTTP, on a port of its own, until dropped.
+struct HttpMcp {
+    port: u16,
+    child: Child,
+}
+
+impl HttpMcp {
+    fn start(log: &Path, token: Option<&str>) -> HttpMcp {
+        let mut command = Command::new(python());
+        command.arg(mcp_script()).arg("http").arg(log);
+        command.args(token);
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().strip_prefix("PORT ").unwrap().parse().unwrap();
+        // Until it accepts connections.
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        HttpMcp { port, child }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for HttpMcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_mcp_tool_s_bad_call_is_refused_here_and_never_reaches_its_server() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let log = scratch().join(format!("mcp-bad-{provider}-{}.log", mode(stream)));
+            let server = mcp_stdio(&log);
+            let run = run(
+                "mcp_bad",
+                provider,
+                stream,
+                &["--mcp", &server, "--mcp-prefix", "py_"],
+            );
+            run.succeeded("Done.");
+            assert_eq!(run.requests.len(), 3, "{}", run.stderr());
+            let names = offered(provider, run.body(0));
+            for name in [
+                "todo_write",
+                "py_plan",
+                "py_add",
+                "py_chart",
+                "py_enable_extra",
+            ] {
+                assert!(names.iter().any(|n| n == name), "{provider}: {names:?}");
+            }
+            // The if/then schema is not offered, and stderr says why.
+            assert!(!names.iter().any(|n| n == "py_conditional"), "{names:?}");
+            assert!(
+                run.stderr().contains(
+                    "the tool `conditional` of the MCP server `python-tools` is not offered: \
+                     `if` at arguments is a keyword the runtime does not enforce"
+                ),
+                "{}",
+                run.stderr()
+            );
+            let (_, results) = calls_and_results(provider, run.body(1));
+            assert_eq!(
+                results[0].text,
+                "Error: invalid arguments: todos[0].status: expected one of \"pending\", \
+                 \"in_progress\", \"completed\", got \"done\""
+            );
+            assert!(results[0].is_error);
+            let (_, results) = calls_and_results(provider, run.body(2));
+            assert_eq!(results[1].text, "planned 2");
+            assert!(!results[1].is_error);
+            // Only the corrected call reached the server.
+            let calls = arrived(&log);
+            assert_eq!(calls.len(), 1, "{calls:?}");
+            assert_eq!(calls[0].0, "plan");
+            assert_eq!(calls[0].1["todos"][0]["status"], "in_progress");
+        }
+    }
+}
+
+#[test]
+fn an_mcp_tool_s_text_data_images_and_errors_come_back_as_outputs() {
+    for provider in ["anthropic", "openai"] {
+        let log = scratch().join(format!("mcp-content-{provider}.log"));
+        let server = mcp_stdio(&log);
+        let run = run(
+            "mcp_content",
+            provider,
+            false,
+            &["--mcp", &server, "--mcp-prefix", "py_"],
+        );
+        run.succeeded("Done.");
+        let (_, results) = calls_and_results(provider, run.body(1));
+        let texts: Vec<(&str, bool)> = results
+            .iter()
+            .map(|result| (result.text.as_str(), result.is_error))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("5", false),
+                ("[image: image/png, 70 bytes]", false),
+                ("Error: Error executing tool fail", true)
+            ]
+        );
+        // `b` was sent as 3.0 and reached the server as the integer 3.
+        let calls = arrived(&log);
+        let add = calls.iter().find(|(tool, _)| tool == "add").unwrap();
+        assert_eq!(add.1, json!({"a": 2, "b": 3}));
+    }
+}
+
+#[test]
+fn a_changed_tool_list_is_offered_on_the_next_request_over_stdio_and_http() {
+    let log = scratch().join("mcp-changed-stdio.log");
+    let server = mcp_stdio(&log);
+    let args = [
+        "--mcp",
+        &server,
+        "--mcp-prefix",
+        "py_",
+        "--mcp-allow",
+        "enable_extra,extra",
+    ];
+    let stdio = run("mcp_changed", "anthropic", false, &args);
+    stdio.succeeded("Done.");
+    assert_eq!(
+        offered("anthropic", stdio.body(0)),
+        ["todo_write", "py_enable_extra"]
+    );
+    assert_eq!(
+        offered("anthropic", stdio.body(1)),
+        ["todo_write", "py_enable_extra", "py_extra"]
+    );
+    let (_, results) = calls_and_results("anthropic", stdio.body(2));
+    assert_eq!(results.last().unwrap().text, "extra hi");
+
+    let log = scratch().join("mcp-changed-http.log");
+    let http = HttpMcp::start(&log, None);
+    let url = http.url();
+    let args = [
+        "--mcp",
+        &url,
+        "--mcp-prefix",
+        "py_",
+        "--mcp-allow",
+        "enable_extra,extra",
+    ];
+    let run = run("mcp_changed_http", "openai", true, &args);
+    run.succeeded("Done.");
+    assert_eq!(
+        offered("openai", run.body(1)),
+        ["todo_write", "py_enable_extra", "py_extra"]
+    );
+    let (_, results) = calls_and_results("openai", run.body(2));
+    assert_eq!(results.last().unwrap().text, "extra hi");
+    assert_eq!(arrived(&log).len(), 2);
+}
+
+#[test]
+fn a_server_that_dies_mid_run_makes_its_tools_answer_errors_and_the_run_goes_on() {
+    let log = scratch().join("mcp-dead.log");
+    let server = mcp_stdio(&log);
+    let run = run(
+        "mcp_dead",
+        "anthropic",
+        false,
+        &["--mcp", &server, "--mcp-prefix", "py_"],
+    );
+    run.succeeded("Done.");
+    let (_, results) = calls_and_results("anthropic", run.body(3));
+    let unreachable = "Error: the MCP server `python-tools` is not reachable";
+    assert!(results[0].text.starts_with(unreachable), "{results:?}");
+    assert!(results[1].text.starts_with(unreachable), "{results:?}");
+    assert!(results.iter().take(2).all(|result| result.is_error));
+    assert_eq!(
+        results[2].text,
+        "Updated todo list: 1 pending, 1 in progress, 0 completed"
+    );
+    assert_eq!(
+        arrived(&log).len(),
+        1,
+        "only the call that killed it arrived"
+    );
+}
+
+#[test]
+fn a_call_past_its_timeout_answers_so_and_the_server_is_told_to_cancel_it() {
+    let log = scratch().join("mcp-slow.log");
+    let server = mcp_stdio(&log);
+    let args = [
+        "--mcp",
+        &server,
+        "--mcp-prefix",
+        "py_",
+        "--mcp-timeout",
+        "1s",
+    ];
+    let started = std::time::Instant::now();
+    let run = run("mcp_slow", "anthropic", false, &args);
+    run.succeeded("Done.");
+    // The 30 s sleep was not waited for.
+    assert!(started.elapsed() < std::time::Duration::from_secs(25));
+    let (_, results) = calls_and_results("anthropic", run.body(2));
+    assert!(results[0].is_error, "{results:?}");
+    assert!(
+        results[0].text.contains("1s") || results[0].text.contains("1 s"),
+        "{results:?}"
+    );
+    assert_eq!(results[1].text, "2");
+    let calls = arrived(&log);
+    assert!(
+        calls.contains(&("slow".to_owned(), json!({"cancelled": true}))),
+        "the server was not told to cancel: {calls:?}"
+    );
+}
+
+#[test]
+fn a_schema_that_cannot_be_enforced_is_offered_only_when_asked_and_said_so() {
+    let log = scratch().join("mcp-unchecked.log");
+    let server = mcp_stdio(&log);
+    let args = ["--mcp", &server, "--mcp-prefix", "py_", "--mcp-unchecked"];
+    let run = run("mcp_content", "openai-responses", false, &args);
+    run.succeeded("Done.");
+    assert!(offered("openai-responses", run.body(0)).contains(&"py_conditional".to_owned()));
+    assert!(
+        run.stderr().contains(
+            "the tool `conditional` of the MCP server `python-tools` is offered unchecked: `if` \
+             at arguments is a keyword the runtime does not enforce; its arguments are checked \
+             by the server alone"
+        ),
+        "{}",
+        run.stderr()
+    );
+    // Misplaced options are usage errors, before anything starts.
+    let misplaced = run_on(
+        "mcp_none",
+        "openai",
+        false,
+        &["--mcp-prefix", "x_", "--mcp", &server],
+        &scratch().join("mcp-none.jsonl"),
+        &["--prompt", "go"],
+    );
+    assert_eq!(misplaced.code(), Some(2));
+    assert!(
+        misplaced
+            .stderr()
+            .contains("--mcp-prefix applies to the --mcp before it, and there is none"),
+        "{}",
+        misplaced.stderr()
+    );
+    assert!(misplaced.requests.is_empty());
+    // Two servers with a tool of one name, no prefix: refused, both named.
+    let twice = run_on(
+        "mcp_none",
+        "openai",
+        false,
+        &["--mcp", &server, "--mcp", &server],
+        &scratch().join("mcp-twice.jsonl"),
+        &["--prompt", "go"],
+    );
+    assert_eq!(twice.code(), Some(3));
+    assert!(
+        twice.stderr().contains(
+            "a tool named `plan` is already loaded, from MCP server `python-tools`; MCP server \
+             `python-tools` cannot load another"
+        ),
+        "{}",
+        twice.stderr()
+    );
+}
+
+#[test]
+fn an_http_server_gets_the_bearer_token_from_the_environment_and_no_redirect_is_followed() {
+    let log = scratch().join("mcp-http-token.log");
+    let http = HttpMcp::start(&log, Some("s3cret-token"));
+    let url = http.url();
+    let command = |extra: &[&str], token: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+        command
+            .args([
+                "agent",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--prompt",
+                "go",
+            ])
+            .args(["--base-url", "http://127.0.0.1:9/v1"])
+            .args(["--session-dir"])
+            .arg(scratch().join("mcp-http-token-sessions"))
+            .args(extra)
+            .env("OPENAI_API_KEY", "sk-test")
+            .env_remove("MCP_TOKEN");
+        if let Some(token) = token {
+            command.env("MCP_TOKEN", token);
+        }
+        command.stdin(Stdio::null()).output().unwrap()
+    };
+    // Without its token, the server refuses: said at start, exit 3, nothing sent to a model.
+    let refused = command(&["--mcp", &url], None);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("401"), "{stderr}");
+    // A variable that is not set is a usage error.
+    let unset = command(&["--mcp", &url, "--mcp-bearer-env", "MCP_TOKEN"], None);
+    assert_eq!(unset.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unset.stderr)
+            .contains("the environment variable MCP_TOKEN holds no token"),
+    );
+    // With it, the bad call is refused here and the good one reaches the server.
+    let run = run_with_env(
+        "mcp_bad_http",
+        "anthropic",
+        false,
+        &[
+            "--mcp",
+            &url,
+            "--mcp-bearer-env",
+            "MCP_TOKEN",
+            "--mcp-prefix",
+            "py_",
+        ],
+        &scratch().join("mcp-bad-http.jsonl"),
+        &["--prompt", "Plan the work"],
+        &[("MCP_TOKEN", "s3cret-token")],
+    );
+    run.succeeded("Done.");
+    let (_, results) = calls_and_results("anthropic", run.body(2));
+    assert_eq!(results[1].text, "planned 2");
+    let calls = arrived(&log);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+
+    // A server that redirects gets nothing followed: the token never reaches the target.
+    let mut redirect = Command::new(python())
+        .arg(mcp_script())
+        .arg("redirect")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(redirect.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let redirector: u16 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let url = format!("http://127.0.0.1:{redirector}/mcp");
+    let redirected = command(
+        &["--mcp", &url, "--mcp-bearer-env", "MCP_TOKEN"],
+        Some("s3cret-token"),
+    );
+    let stderr = String::from_utf8_lossy(&redirected.stderr);
+    assert_eq!(redirected.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("307"), "{stderr}");
+    drop(redirect.stdin.take());
+    let target = redirect.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&target.stderr),
+        "",
+        "the redirect's target was reached"
+    );
 }

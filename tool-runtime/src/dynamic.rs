@@ -59,6 +59,7 @@ pub struct DynamicTool {
     definition: Definition,
     handler: Handler,
     source: Option<String>,
+    unchecked: bool,
 }
 
 type ValueFn = dyn Fn(&Call, Value) -> ToolOutput + Send + Sync;
@@ -157,6 +158,7 @@ pub struct DynamicToolBuilder {
     annotations: Annotations,
     timeout: Option<Duration>,
     source: Option<String>,
+    unchecked: bool,
 }
 
 impl DynamicTool {
@@ -175,6 +177,7 @@ impl DynamicTool {
             annotations: Annotations::new(),
             timeout: None,
             source: None,
+            unchecked: false,
         }
     }
 }
@@ -210,6 +213,16 @@ impl DynamicToolBuilder {
     /// of one name says it, where it would otherwise name the tool's type.
     pub fn source(mut self, source: impl Into<String>) -> Self {
         self.source = Some(source.into());
+        self
+    }
+
+    /// Shows the model the input schema as written and does not enforce it: a keyword the
+    /// runtime does not check is not refused, and a call's arguments are only checked to be a
+    /// JSON object, the rest left to the handler (for a handler that forwards them to someone who
+    /// checks them: another MCP server). A schema the runtime cannot even read (a recursive type,
+    /// a pattern it cannot compile) is still refused.
+    pub fn unchecked(mut self) -> Self {
+        self.unchecked = true;
         self
     }
 
@@ -256,7 +269,12 @@ impl DynamicToolBuilder {
             tool: self.name.clone(),
             reason,
         };
-        self.input_schema = inline_references(&self.input_schema).map_err(schema_error)?;
+        match inline_references(&self.input_schema) {
+            Ok(inlined) => self.input_schema = inlined,
+            // Shown as written: the references stay for the model to read.
+            Err(_) if self.unchecked => {}
+            Err(reason) => return Err(schema_error(reason)),
+        }
         if !valid_name(&self.name) {
             return Err(schema_error(format!(
                 "{} is not a tool name: a letter or `_`, then at most 63 letters, digits, `_` \
@@ -272,7 +290,9 @@ impl DynamicToolBuilder {
                 ));
             }
         }
-        unenforced(&self.input_schema, "arguments").map_err(schema_error)?;
+        if !self.unchecked {
+            unenforced(&self.input_schema, "arguments").map_err(schema_error)?;
+        }
         let mut definition = Definition::new(
             self.name.clone(),
             self.description.clone(),
@@ -292,6 +312,7 @@ impl DynamicToolBuilder {
             definition,
             handler,
             source: self.source,
+            unchecked: self.unchecked,
         })
     }
 }
@@ -380,7 +401,12 @@ fn inline(
                 let annotation_only = beside.keys().all(|key| {
                     matches!(
                         key.as_str(),
-                        "title" | "description" | "default" | "examples" | "deprecated" | "$comment"
+                        "title"
+                            | "description"
+                            | "default"
+                            | "examples"
+                            | "deprecated"
+                            | "$comment"
                     )
                 });
                 return Ok(match target {
@@ -586,14 +612,23 @@ impl Tool for DynamicTool {
         // No types stand behind the schema: all of it is checked, in the words and order a
         // macro tool's refusal has.
         let schema = self.definition.checked_schema();
-        if let Some(violation) = crate::validate::first_violation(schema, &args) {
+        if self.unchecked {
+            if !args.is_object() {
+                return ToolFuture::ready(crate::refusal::invalid_args(
+                    "",
+                    format!("expected an object, got {}", kind_of(&args)),
+                ));
+            }
+        } else if let Some(violation) = crate::validate::first_violation(schema, &args) {
             return ToolFuture::ready(crate::refusal::invalid_args(
                 &violation.path,
                 violation.message,
             ));
         }
         // An integer written `2.0` is one, as JSON Schema counts: the handler reads `2`.
-        crate::validate::coerce_integers(schema, &mut args);
+        if !self.unchecked {
+            crate::validate::coerce_integers(schema, &mut args);
+        }
         match &self.handler {
             Handler::Value(handler) => ToolFuture::ready(handler(&Call::of(&call), args)),
             Handler::Raw(handler) => ToolFuture::ready(handler(&Call::of(&call), call.args)),
@@ -607,6 +642,18 @@ impl fmt::Debug for DynamicTool {
         f.debug_struct("DynamicTool")
             .field("name", &self.definition.name())
             .finish_non_exhaustive()
+    }
+}
+
+/// A JSON value's kind, as a refusal names it.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -55,3 +55,19 @@ impl fmt::Debug for Invocation<'_> {
             .finish_non_exhaustive()
     }
 }
+
+/// A shared tool is a tool: one value registered in several registries (a host's, and a copy
+/// with more tools beside).
+impl<T: Tool + ?Sized> Tool for std::sync::Arc<T> {
+    fn definition(&self) -> &Definition {
+        (**self).definition()
+    }
+
+    fn call<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        (**self).call(call)
+    }
+
+    fn source(&self) -> Option<&str> {
+        (**self).source()
+    }
+}

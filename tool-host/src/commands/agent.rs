@@ -18,7 +18,7 @@ pub(crate) fn agent(
     name: &str,
     ctx: &Arc<Ctx>,
     store: &crate::store::Store,
-    args: AgentArgs,
+    #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))] mut args: AgentArgs,
 ) -> Result<ExitCode, HostError> {
     let mut config = ClientConfig::new(args.provider, args.model).key_from_env();
     config.base_url = args.base_url;
@@ -27,6 +27,29 @@ pub(crate) fn agent(
     config.request_timeout = Some(args.request_timeout);
     config.idle_timeout = args.idle_timeout;
     let client = Client::new(config)?;
+    #[cfg(feature = "toolsets")]
+    let mut toolsets = match args.servers.is_empty() {
+        true => None,
+        false => {
+            let servers = std::mem::take(&mut args.servers);
+            let toolsets =
+                crate::toolsets::Toolsets::connect_as(servers, name, env!("CARGO_PKG_VERSION"))
+                    .map_err(|error| HostError::Mcp(error.to_string()))?;
+            for skipped in toolsets.skipped() {
+                crate::note!("{name} agent: {skipped}");
+            }
+            Some(toolsets)
+        }
+    };
+    #[cfg(feature = "toolsets")]
+    let with_servers = toolsets
+        .as_ref()
+        .map(|toolsets| toolsets.registry(&ctx.tools))
+        .transpose()?;
+    #[cfg(feature = "toolsets")]
+    let tools = with_servers.as_ref().unwrap_or(&ctx.tools);
+    #[cfg(not(feature = "toolsets"))]
+    let tools = &ctx.tools;
     // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
     let created = matches!(store, crate::store::Store::Files)
         && args.session.as_ref().is_none_or(|path| !path.exists());
@@ -40,9 +63,24 @@ pub(crate) fn agent(
     )?;
     crate::note!("{name} agent: session {}", path.display());
     let agent = Agent::new(session.id().to_owned(), session);
-    let ran = AgentLoop::new(&ctx.tools, agent.clone(), client)
+    let ran = AgentLoop::new(tools, agent.clone(), client)
         .map_err(HostError::from)
         .and_then(|agent_loop| {
+            #[cfg(feature = "toolsets")]
+            let agent_loop = match toolsets.as_mut() {
+                Some(toolsets) => agent_loop.with_tool_updates(|| {
+                    let (tools, errors) = toolsets.update(&ctx.tools)?;
+                    for error in errors {
+                        crate::note!("{name} agent: {error}");
+                    }
+                    tools
+                        .inspect_err(|error| {
+                            crate::note!("{name} agent: the changed tools are not offered: {error}")
+                        })
+                        .ok()
+                }),
+                None => agent_loop,
+            };
             let agent_loop = agent_loop
                 .with_max_turns(args.max_turns)
                 .with_context_budget(args.context_budget)

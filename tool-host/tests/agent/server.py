@@ -133,6 +133,28 @@ def scenario(name, provider):
                 ("json", turn(calls(("todo_write", LIST_B)), PADDING)),
                 ("json", turn(calls(("todo_write", LIST_C)), "Nearly there.")),
                 ("json", final("Done."))]
+    # Tools of another MCP server (tests/agent/mcp_server.py), offered with the prefix `py_`.
+    if name in ("mcp_bad", "mcp_bad_http"):
+        return [("json", turn(calls(("py_plan", BAD)), "Planning.")),
+                ("json", turn(calls(("py_plan", LIST_A)), "Fixed.")),
+                ("json", final("Done."))]
+    if name == "mcp_content":
+        return [("json", turn(calls(("py_add", {"a": 2, "b": 3.0}), ("py_chart", {}),
+                                    ("py_fail", {"reason": "no disk"})), None)),
+                ("json", final("Done."))]
+    if name in ("mcp_changed", "mcp_changed_http"):
+        return [("json", turn(calls(("py_enable_extra", {})), None)),
+                ("json", turn(calls(("py_extra", {"word": "hi"})), None)),
+                ("json", final("Done."))]
+    if name == "mcp_dead":
+        return [("json", turn(calls(("py_die", {})), None)),
+                ("json", turn(calls(("py_plan", LIST_A)), None)),
+                ("json", turn(calls(("todo_write", LIST_A)), None)),
+                ("json", final("Done."))]
+    if name == "mcp_slow":
+        return [("json", turn(calls(("py_slow", {"seconds": 30})), None)),
+                ("json", turn(calls(("py_add", {"a": 1, "b": 1})), None)),
+                ("json", final("Done."))]
     if name in ("resume", "other_provider"):
         return [("json", final("First.")), ("json", final("Second."))]
     raise KeyError(name)
