@@ -1,7 +1,7 @@
 //! Benchmarks, each figure next to a floor measured in the same run, as a ratio.
 //!
 //! Run with `cargo bench -p tests --bench toolbench` (add a filter word to run some: `dispatch`,
-//! `constraints`, `structured`, `append`, `replay`, `definitions`, `wire`). Each figure is the median of
+//! `constraints`, `dynamic`, `proxied`, `structured`, `append`, `replay`, `definitions`, `wire`). Each figure is the median of
 //! 15 samples, each sample running the body for about 40 ms; the machine and results go into
 //! BENCHMARKS.md.
 
@@ -126,6 +126,61 @@ mod floor {
         }
         kept.push(args.todos);
         true
+    }
+}
+
+/// A call to another MCP server's tool through `tool_host::toolsets` (checked here, forwarded on
+/// rmcp's client), against the same call made with rmcp's client directly: the Python MCP SDK's
+/// server of the agent tests, on a child's stdio.
+mod proxied {
+    use std::hint::black_box;
+    use std::path::Path;
+
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::TokioChildProcess;
+    use tool_host::toolsets::{McpServer, Toolsets};
+    use tool_runtime::{Ctx, Exec};
+
+    pub fn run() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let venv = root.join("target/venv/bin/python3");
+        let python = if venv.exists() {
+            venv
+        } else {
+            "python3".into()
+        };
+        let script = root.join("tool-host/tests/agent/mcp_server.py");
+        let command = format!("{} {} stdio /dev/null", python.display(), script.display());
+        let toolsets = Toolsets::connect(vec![McpServer::command(&command).unwrap()]).unwrap();
+        let tools = toolsets.registry(&Ctx::new().tools).unwrap();
+        let exec = Exec::new();
+        let args = r#"{"a": 2, "b": 3}"#;
+        let proxied = super::measure(|| {
+            let out = tools.call("add", &exec, black_box(args)).wait();
+            assert_eq!(out.text, "5");
+        });
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = runtime.block_on(async {
+            let mut child = tokio::process::Command::new(&python);
+            child.arg(&script).args(["stdio", "/dev/null"]);
+            ().serve(TokioChildProcess::new(child).unwrap())
+                .await
+                .unwrap()
+        });
+        let direct = super::measure(|| {
+            let arguments = serde_json::from_str(black_box(args)).unwrap();
+            let params = CallToolRequestParams::new("add").with_arguments(arguments);
+            let result = runtime.block_on(client.call_tool(params)).unwrap();
+            assert_eq!(result.content.len(), 1);
+        });
+        super::report("proxied MCP call vs rmcp's client direct", proxied, direct);
+        drop(toolsets);
+        runtime.block_on(client.cancel()).unwrap();
     }
 }
 
@@ -309,6 +364,53 @@ fn main() {
             duplicate_error,
             floor,
         );
+    }
+
+    if wanted(&filter, "dynamic") {
+        // The macro tool's own schema, served by a runtime-defined tool: the same checks, made
+        // on a JSON value instead of typed arguments.
+        use tool_runtime::DynamicTool;
+        let mut ctx = Ctx::new();
+        ctx.plugin::<constrained::Ten>().unwrap();
+        let schema = ctx
+            .tools
+            .get("ten")
+            .unwrap()
+            .definition()
+            .input_schema()
+            .clone();
+        let dynamic = DynamicTool::builder("ten_at_run_time", "Ten constrained arguments.", schema)
+            .handler(|_, args: serde_json::Value| {
+                black_box(&args);
+                "ok"
+            })
+            .unwrap();
+        ctx.tool(dynamic).unwrap();
+        let args = constrained::args();
+        let exec = Exec::new();
+        let call = |tool: &str| {
+            let out = ctx.tools.call(tool, &exec, black_box(&args)).wait();
+            assert!(!out.is_error, "{}", out.text);
+        };
+        let macro_tool = measure(|| call("ten"));
+        let runtime_defined = measure(|| call("ten_at_run_time"));
+        report(
+            "runtime-defined tool vs the macro tool",
+            runtime_defined,
+            macro_tool,
+        );
+        let value_parse = measure(|| {
+            black_box(serde_json::from_str::<serde_json::Value>(black_box(&args)).unwrap());
+        });
+        report(
+            "runtime-defined tool vs its arguments' Value",
+            runtime_defined,
+            value_parse,
+        );
+    }
+
+    if wanted(&filter, "proxied") {
+        proxied::run();
     }
 
     if wanted(&filter, "constraints") {

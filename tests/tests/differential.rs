@@ -371,6 +371,12 @@ fn mutate(schema: &Value, value: &mut Value, how: &Break) {
 }
 
 fn differential(tool_name: &str, tool: &dyn Tool, ctx: &Ctx, cases: u32) {
+    differential_with(tool_name, tool, ctx, cases, None);
+}
+
+/// [`differential`], and each value's answer compared with the one `twin` (a tool of the same
+/// schema in `ctx`) gives.
+fn differential_with(tool_name: &str, tool: &dyn Tool, ctx: &Ctx, cases: u32, twin: Option<&str>) {
     let schema = tool.definition().input_schema();
     let validator = jsonschema::draft202012::new(schema).unwrap();
     let exec = Exec::new();
@@ -403,6 +409,17 @@ fn differential(tool_name: &str, tool: &dyn Tool, ctx: &Ctx, cases: u32) {
             schema_says,
             output.text
         );
+        if let Some(twin) = twin {
+            let twin_output = ctx.tools.call(twin, &exec, &value.to_string()).wait();
+            prop_assert_eq!(
+                &twin_output.text,
+                &output.text,
+                "{} and {} answer {} differently",
+                twin,
+                tool_name,
+                value
+            );
+        }
         let counter = if schema_says { &accepted } else { &rejected };
         counter.set(counter.get() + 1);
         Ok(())
@@ -464,6 +481,33 @@ fn a_tool_with_keywords_beyond_types_schema_and_parser_agree() {
         assert!(schema.contains(keyword), "{keyword} in {schema}");
     }
     differential("constrained", &Constrained, &ctx(), 10_000);
+}
+
+/// Each tool's schema served by a runtime-defined tool: the oracle agrees with it as with the
+/// macro tool, and every refusal is word for word the macro tool's.
+#[test]
+fn runtime_defined_tools_of_the_same_schemas_agree_and_answer_the_same_texts() {
+    let mut ctx = ctx();
+    let macro_tools: [(&str, &dyn Tool); 3] = [
+        ("todo_args", &TodoArgs),
+        ("rich", &Rich),
+        ("constrained", &Constrained),
+    ];
+    for (name, tool) in macro_tools {
+        let dynamic = tool_runtime::DynamicTool::builder(
+            format!("{name}_at_run_time"),
+            "The same schema.",
+            tool.definition().input_schema().clone(),
+        )
+        .handler(|_, _: Value| "ok")
+        .unwrap();
+        ctx.tool(dynamic).unwrap();
+    }
+    for (name, _) in macro_tools {
+        let dynamic = format!("{name}_at_run_time");
+        let dynamic_tool = ctx.tools.get(&dynamic).unwrap();
+        differential_with(&dynamic, dynamic_tool, &ctx, 3_000, Some(name));
+    }
 }
 
 #[test]

@@ -605,9 +605,14 @@ impl Tool for DynamicTool {
     }
 
     fn call<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
-        let mut args = match crate::args::parse_args::<Args>(&self.definition, call.args) {
+        // Read once; the schema is checked on the value below. Text that is not a JSON value
+        // (or names a member twice) takes the shared path, for its words.
+        let mut args = match serde_json::from_str::<Args>(call.args) {
             Ok(Args(args)) => args,
-            Err(refused) => return ToolFuture::ready(refused),
+            Err(_) => match crate::args::parse_args::<Args>(&self.definition, call.args) {
+                Ok(Args(args)) => args,
+                Err(refused) => return ToolFuture::ready(refused),
+            },
         };
         // No types stand behind the schema: all of it is checked, in the words and order a
         // macro tool's refusal has.
@@ -619,14 +624,15 @@ impl Tool for DynamicTool {
                     format!("expected an object, got {}", kind_of(&args)),
                 ));
             }
-        } else if let Some(violation) = crate::validate::first_violation(schema, &args) {
-            return ToolFuture::ready(crate::refusal::invalid_args(
-                &violation.path,
-                violation.message,
-            ));
+        } else if self.definition.plan().is_violated_by(&args) {
+            // The compiled checks found a fault; the schema is walked to say where and how.
+            return ToolFuture::ready(match crate::validate::first_violation(schema, &args) {
+                Some(violation) => crate::refusal::invalid_args(&violation.path, violation.message),
+                None => crate::refusal::invalid_args("", "the arguments break the tool's schema"),
+            });
         }
         // An integer written `2.0` is one, as JSON Schema counts: the handler reads `2`.
-        if !self.unchecked {
+        if !self.unchecked && has_integral_float(&args) {
             crate::validate::coerce_integers(schema, &mut args);
         }
         match &self.handler {
@@ -642,6 +648,22 @@ impl fmt::Debug for DynamicTool {
         f.debug_struct("DynamicTool")
             .field("name", &self.definition.name())
             .finish_non_exhaustive()
+    }
+}
+
+/// Whether `value` holds a number written with a fraction or an exponent that is a whole number
+/// (`2.0`, `1e3`): only then may the schema read one as an integer (a walk of the value alone,
+/// where rewriting walks the schema too).
+fn has_integral_float(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => {
+            !number.is_i64()
+                && !number.is_u64()
+                && number.as_f64().is_some_and(|n| n.fract() == 0.0)
+        }
+        Value::Array(items) => items.iter().any(has_integral_float),
+        Value::Object(members) => members.values().any(has_integral_float),
+        _ => false,
     }
 }
 

@@ -212,7 +212,7 @@ pub(super) fn is_multiple(number: &Number, step: &Number) -> bool {
 
 /// JSON Schema's equality: numbers by value (`1` is `1.0`), arrays item by item, objects member
 /// by member whatever their order.
-fn same(a: &Value, b: &Value) -> bool {
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(a), Value::Number(b)) => compare(a, b) == Ordering::Equal,
         (Value::Array(a), Value::Array(b)) => {
@@ -400,7 +400,7 @@ fn push_key(path: &mut String, key: &str) {
     }
 }
 
-fn type_matches(types: &Value, value: &Value) -> bool {
+pub(super) fn type_matches(types: &Value, value: &Value) -> bool {
     match types {
         Value::String(name) => is_type(name, value),
         Value::Array(names) => names

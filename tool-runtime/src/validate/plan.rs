@@ -78,6 +78,16 @@ impl Plan {
         Ok(violated)
     }
 
+    /// Whether `value` breaks what the plan checks: for a plan of a whole schema
+    /// ([`Plan::everything`]), whether it breaks the schema, answered by the compiled checks
+    /// (no keyword looked up, no pattern's text hashed) where [`Plan::first_violation`] walks
+    /// the schema to say where and how.
+    pub(crate) fn is_violated_by(&self, value: &Value) -> bool {
+        self.root
+            .as_ref()
+            .is_some_and(|root| root.is_violated(value))
+    }
+
     /// The first place `value` breaks what the plan checks, in the schema's words.
     pub(crate) fn first_violation(&self, value: &Value) -> Option<Violation> {
         check::first_violation(self.pruned.as_ref()?, value)
@@ -106,6 +116,14 @@ struct Node {
     items: Option<Box<Node>>,
     prefix_items: Vec<Option<Node>>,
     additional: Option<Box<Node>>,
+    /// What typed arguments enforce, and a plan of a whole schema checks on a value
+    /// ([`Plan::is_violated_by`]): the `false` schema, `type`, `enum`, `const` and `required`.
+    /// A pruned schema carries none of them, so the stream never meets them.
+    never: bool,
+    types: Option<Value>,
+    options: Option<Vec<Value>>,
+    constant: Option<Value>,
+    required: Vec<String>,
 }
 
 /// Keywords checked through the schema checker, on the value whole: uniqueness, names,
@@ -122,9 +140,25 @@ const CHECKED_WHOLE: &[&str] = &[
 impl Node {
     fn compile(schema: &Value) -> Node {
         let Value::Object(schema) = schema else {
-            return Node::default();
+            return Node {
+                never: schema == &Value::Bool(false),
+                ..Node::default()
+            };
         };
-        let mut node = Node::default();
+        let mut node = Node {
+            types: schema.get("type").cloned(),
+            options: schema.get("enum").and_then(Value::as_array).cloned(),
+            constant: schema.get("const").cloned(),
+            required: schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            ..Node::default()
+        };
         let whole: Map<String, Value> = schema
             .iter()
             .filter(|(key, _)| CHECKED_WHOLE.contains(&key.as_str()))
@@ -168,8 +202,8 @@ impl Node {
                 }
             }
             node.names = properties.keys().cloned().collect();
-            node.closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
         }
+        node.closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
         if let Some(items) = schema.get("items") {
             node.items = Some(Box::new(Node::compile(items)));
         }
@@ -222,6 +256,22 @@ impl Node {
     }
 
     fn is_violated(&self, value: &Value) -> bool {
+        if self.never
+            || self
+                .types
+                .as_ref()
+                .is_some_and(|types| !check::type_matches(types, value))
+            || self
+                .options
+                .as_ref()
+                .is_some_and(|options| !options.iter().any(|option| check::same(option, value)))
+            || self
+                .constant
+                .as_ref()
+                .is_some_and(|constant| !check::same(constant, value))
+        {
+            return true;
+        }
         if let Some(own) = &self.own
             && check::first_violation(own, value).is_some()
         {
@@ -247,6 +297,7 @@ impl Node {
             Value::Object(members) => {
                 if Node::count_violated(self.members_count, members.len())
                     || (self.closed && members.keys().any(|key| !self.names.contains(key)))
+                    || self.required.iter().any(|name| !members.contains_key(name))
                 {
                     return true;
                 }
