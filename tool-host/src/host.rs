@@ -32,6 +32,8 @@ use crate::commands;
 /// missing service, a second tool of one name) stops the host with the load error.
 pub struct Host {
     name: &'static str,
+    about: Option<&'static str>,
+    version: Option<&'static str>,
     setup: Vec<Setup>,
     dialects: Vec<Dialect>,
 }
@@ -51,9 +53,27 @@ impl Host {
     pub fn new(name: &'static str) -> Self {
         Host {
             name,
+            about: None,
+            version: None,
             setup: Vec::new(),
             dialects: Vec::new(),
         }
+    }
+
+    /// What `--help` says the host is, in one line (default: "A host for `#[tool]` plugins.").
+    #[must_use]
+    pub fn about(mut self, about: &'static str) -> Self {
+        self.about = Some(about);
+        self
+    }
+
+    /// The host's version: what `--version` prints, and what MCP clients and servers read in
+    /// `serverInfo` and `clientInfo` (default: this crate's version). Usually
+    /// `env!("CARGO_PKG_VERSION")` of the host's own crate.
+    #[must_use]
+    pub fn version(mut self, version: &'static str) -> Self {
+        self.version = Some(version);
+        self
     }
 
     /// States the dialects this host sends definitions in: a plugin whose tool cannot render in
@@ -130,8 +150,13 @@ impl Host {
         T: Into<OsString> + Clone,
     {
         let name = self.name;
+        let version = self.version.unwrap_or(env!("CARGO_PKG_VERSION"));
         quiet_panics(name);
-        let matches = match Cli::command().name(name).try_get_matches_from(args) {
+        let mut command = Cli::command().name(name).bin_name(name).version(version);
+        if let Some(about) = self.about {
+            command = command.about(about).long_about(None);
+        }
+        let matches = match command.try_get_matches_from(args) {
             Ok(matches) => matches,
             Err(error) => {
                 let _ = error.print();
@@ -194,7 +219,12 @@ impl Host {
                 true => crate::store::Store::connect(cli.store.as_deref())?,
                 false => crate::store::Store::Files,
             };
-            commands::run(name, &Arc::new(ctx), &store, cli.command)
+            commands::run(
+                commands::Named { name, version },
+                &Arc::new(ctx),
+                &store,
+                cli.command,
+            )
         });
         match result {
             Ok(code) => code,
@@ -234,6 +264,7 @@ impl fmt::Debug for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Host")
             .field("name", &self.name)
+            .field("version", &self.version)
             .field("steps", &self.setup.len())
             .finish()
     }

@@ -57,6 +57,15 @@ fn a_host_of_the_repl_and_mcp_links_no_database_driver_and_no_tls() {
         assert!(!mcp.contains(&server.to_owned()), "{server} in {mcp:?}");
         assert!(all.contains(&server.to_owned()), "{server} missing");
     }
+    // Other MCP servers' tools in the agent are a feature of their own (`toolsets`): reqwest
+    // comes with them alone.
+    assert!(all.contains(&"reqwest".to_owned()), "reqwest missing");
+    let agent = linked(&["--no-default-features", "--features", "agent"]);
+    assert!(agent.contains(&"ureq".to_owned()));
+    for client in ["reqwest", "rmcp"] {
+        assert!(!agent.contains(&client.to_owned()), "{client} in {agent:?}");
+        assert!(!mcp.contains(&client.to_owned()) || client == "rmcp");
+    }
     assert!(mcp.len() < all.len());
     let bare = linked(&["--no-default-features"]);
     assert!(!bare.contains(&"rmcp".to_owned()));

@@ -58,9 +58,16 @@ fn the_host_goes_by_its_own_name_everywhere() {
     let help = Command::new(host).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
     assert!(help.contains("Usage: author-cuts"), "{help}");
-    let mcp_help = Command::new(host).args(["mcp", "--help"]).output().unwrap();
-    let mcp_help = String::from_utf8_lossy(&mcp_help.stdout).into_owned();
-    for text in [&help, &mcp_help] {
+    assert!(help.starts_with("The author's small cuts, served."), "{help}");
+    let version = Command::new(host).arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&version.stdout), "author-cuts 7.1.0\n");
+    let sub_help = |command: &str| {
+        let help = Command::new(host).args([command, "--help"]).output().unwrap();
+        String::from_utf8_lossy(&help.stdout).into_owned()
+    };
+    let (mcp_help, repl_help) = (sub_help("mcp"), sub_help("repl"));
+    assert!(repl_help.contains("Usage: author-cuts repl"), "{repl_help}");
+    for text in [&help, &mcp_help, &repl_help] {
         assert!(!text.contains("toolhost"), "{text}");
     }
     // The REPL's greeting and prompt, and the default session directory.
@@ -111,6 +118,7 @@ fn the_host_goes_by_its_own_name_everywhere() {
     let answer: serde_json::Value =
         serde_json::from_slice(output.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
     assert_eq!(answer["result"]["serverInfo"]["name"], "author-cuts", "{answer}");
+    assert_eq!(answer["result"]["serverInfo"]["version"], "7.1.0", "{answer}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.starts_with("author-cuts mcp: session "), "{stderr}");
 }

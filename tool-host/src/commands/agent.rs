@@ -15,11 +15,12 @@ use crate::HostError;
 use crate::cli::AgentArgs;
 
 pub(crate) fn agent(
-    name: &str,
+    host: super::Named,
     ctx: &Arc<Ctx>,
     store: &crate::store::Store,
     #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))] mut args: AgentArgs,
 ) -> Result<ExitCode, HostError> {
+    let name = host.name;
     let mut config = ClientConfig::new(args.provider, args.model).key_from_env();
     config.base_url = args.base_url;
     config.stream = args.stream;
@@ -32,9 +33,8 @@ pub(crate) fn agent(
         true => None,
         false => {
             let servers = std::mem::take(&mut args.servers);
-            let toolsets =
-                crate::toolsets::Toolsets::connect_as(servers, name, env!("CARGO_PKG_VERSION"))
-                    .map_err(|error| HostError::Mcp(error.to_string()))?;
+            let toolsets = crate::toolsets::Toolsets::connect_as(servers, name, host.version)
+                .map_err(|error| HostError::Mcp(error.to_string()))?;
             for skipped in toolsets.skipped() {
                 crate::note!("{name} agent: {skipped}");
             }

@@ -19,13 +19,21 @@ use crate::HostError;
 use crate::cli::Command;
 use crate::store::Store;
 
-/// Runs one command with the loaded plugins; `name` is the host's, for messages.
+/// The host as it introduces itself: its name (in messages too) and version.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Named {
+    pub(crate) name: &'static str,
+    pub(crate) version: &'static str,
+}
+
+/// Runs one command with the loaded plugins.
 pub(crate) fn run(
-    name: &str,
+    host: Named,
     ctx: &Arc<Ctx>,
     store: &Store,
     command: Command,
 ) -> Result<ExitCode, HostError> {
+    let name = host.name;
     match command {
         Command::Schema { tool, dialect } => schema::schema(name, ctx, tool.as_deref(), dialect),
         Command::Sizes => schema::sizes(ctx),
@@ -72,7 +80,7 @@ pub(crate) fn run(
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "agent")]
-        Command::Agent(args) => agent::agent(name, ctx, store, args),
+        Command::Agent(args) => agent::agent(host, ctx, store, args),
         #[cfg(feature = "http")]
         Command::Mcp {
             http:
@@ -110,7 +118,7 @@ pub(crate) fn run(
             for host in &allow_host {
                 options = options.allow_host(host);
             }
-            serve_http(name, ctx, store, session_dir, addr, options)
+            serve_http(host, ctx, store, session_dir, addr, options)
         }
         #[cfg(feature = "mcp")]
         Command::Mcp {
@@ -122,7 +130,9 @@ pub(crate) fn run(
                 open_or_create(name, store, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());
             let agent = Agent::new(session.id().to_owned(), session);
-            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?.with_name(name);
+            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?
+                .with_name(name)
+                .with_version(host.version);
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()
@@ -141,7 +151,7 @@ pub(crate) fn run(
 /// `mcp --http`: serves the endpoint until SIGTERM or Ctrl-C.
 #[cfg(feature = "http")]
 fn serve_http(
-    name: &str,
+    host: Named,
     ctx: &Arc<Ctx>,
     store: &Store,
     session_dir: Option<PathBuf>,
@@ -149,6 +159,7 @@ fn serve_http(
     options: crate::mcp::http::HttpOptions,
 ) -> Result<ExitCode, HostError> {
     use crate::mcp::http::HttpSessions;
+    let name = host.name;
     let hub = ctx.sessions.clone();
     let (sessions, shown) = match store {
         Store::Files => {
@@ -162,7 +173,9 @@ fn serve_http(
             pg.url().to_owned(),
         ),
     };
-    let server = crate::mcp::McpServer::for_http(Arc::clone(ctx), sessions)?.with_name(name);
+    let server = crate::mcp::McpServer::for_http(Arc::clone(ctx), sessions)?
+        .with_name(name)
+        .with_version(host.version);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -56,6 +56,7 @@ pub struct McpServer {
     agents: Agents,
     tools: Arc<Vec<Tool>>,
     name: Arc<str>,
+    version: Arc<str>,
     calls: Calls,
 }
 
@@ -99,6 +100,7 @@ impl McpServer {
             agents: Agents::One(agent),
             tools: Arc::new(tools),
             name: "toolhost".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
             calls: Calls::default(),
         })
     }
@@ -108,6 +110,14 @@ impl McpServer {
     #[must_use]
     pub fn with_name(mut self, name: &str) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// The same server at `version` (this crate's unless given): the version the client reads
+    /// in `serverInfo`.
+    #[must_use]
+    pub fn with_version(mut self, version: &str) -> Self {
+        self.version = version.into();
         self
     }
 
@@ -141,7 +151,7 @@ impl McpServer {
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new(self.name.to_string(), env!("CARGO_PKG_VERSION")),
+            Implementation::new(self.name.to_string(), self.version.to_string()),
         )
     }
 
