@@ -237,3 +237,34 @@ pub mod cuts {
         labels.len().to_string()
     }
 }
+
+/// Tools whose schemas are known only when the host runs: read from a JSON file of
+/// `{"name", "description", "input_schema"}` entries, each answering with its arguments as data.
+pub mod schemas {
+    use serde::Deserialize;
+    use tool_runtime::{DynamicTool, LoadError, ToolOutput};
+
+    #[derive(Deserialize)]
+    struct Entry {
+        name: String,
+        description: String,
+        input_schema: serde_json::Value,
+    }
+
+    /// The tools `json` describes; a schema the runtime cannot enforce is a load error naming
+    /// the tool.
+    pub fn tools(json: &str, source: &str) -> Result<Vec<DynamicTool>, LoadError> {
+        let entries: Vec<Entry> = serde_json::from_str(json).map_err(|error| LoadError::Schema {
+            tool: source.to_owned(),
+            reason: error.to_string(),
+        })?;
+        entries
+            .into_iter()
+            .map(|entry| {
+                DynamicTool::builder(entry.name, entry.description, entry.input_schema)
+                    .source(source)
+                    .handler(|_, args: serde_json::Value| ToolOutput::structured(args))
+            })
+            .collect()
+    }
+}
