@@ -28,8 +28,8 @@ fn an_outside_crate_builds_and_its_tools_hold_their_schemas() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    // Its test binaries: dispatch (3), tools (3), mcp (1), cuts (3).
-    for passed in ["3 passed", "1 passed"] {
+    // Its test binaries: dispatch (3), tools (3), mcp (1), cuts (3), schemas (2), guarded (2).
+    for passed in ["3 passed", "1 passed", "2 passed"] {
         assert!(stdout.contains(passed), "{stdout}");
     }
     // Its tools compile without a warning.

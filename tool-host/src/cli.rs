@@ -21,6 +21,10 @@ pub(crate) struct Cli {
     /// session.
     #[arg(long, global = true, env = "TOOLHOST_STORE", value_name = "URL")]
     pub(crate) store: Option<String>,
+    /// `plan`: only read-only tools run (and todo_write, the plan itself); any other call is
+    /// answered that plan mode does not run it.
+    #[arg(long, global = true, value_enum, default_value_t = Mode::Default)]
+    pub(crate) mode: Mode,
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -391,6 +395,15 @@ pub(crate) fn mcp_servers(
         servers[server] = servers[server].clone().unchecked();
     }
     Ok(servers)
+}
+
+/// What the host runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Mode {
+    /// Every tool.
+    Default,
+    /// Read-only tools, and todo_write.
+    Plan,
 }
 
 /// How `replay` prints the list.

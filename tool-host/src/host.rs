@@ -104,6 +104,16 @@ impl Host {
         self
     }
 
+    /// Adds a policy hook around every call the host dispatches — over MCP, in the agent loop,
+    /// the REPL and `call` alike (see [`tool_runtime::hook`]); hooks run in the order added.
+    #[must_use]
+    pub fn hook(mut self, hook: impl tool_runtime::hook::Hook) -> Self {
+        self.setup.push(Setup::Provide(Box::new(move |ctx| {
+            ctx.tools.hook(hook);
+        })));
+        self
+    }
+
     /// Provides a host service the plugins may inject (see [`Ctx::provide`]).
     #[must_use]
     pub fn provide<T: Send + Sync + 'static>(mut self, service: T) -> Self {
@@ -194,6 +204,10 @@ impl Host {
             _ => None,
         };
         let mut host = self;
+        if cli.mode == crate::cli::Mode::Plan {
+            // The plan is written with todo_write, which is not read-only.
+            host = host.hook(tool_runtime::hook::PlanMode::new().allow("todo_write"));
+        }
         if mcp_limits.is_some() {
             host.dialects.push(Dialect::Mcp);
         }

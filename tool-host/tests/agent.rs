@@ -1150,3 +1150,28 @@ fn an_http_server_gets_the_bearer_token_from_the_environment_and_no_redirect_is_
         "the redirect's target was reached"
     );
 }
+
+#[test]
+fn plan_mode_denies_what_is_not_read_only_and_lets_the_plan_be_written() {
+    let log = scratch().join("mcp-plan-mode.log");
+    let server = mcp_stdio(&log);
+    let run = run(
+        "plan_mode",
+        "gemini",
+        false,
+        &["--mode", "plan", "--mcp", &server, "--mcp-prefix", "py_"],
+    );
+    run.succeeded("Planned.");
+    let (_, results) = calls_and_results("gemini", run.body(1));
+    assert_eq!(
+        results[0].text,
+        "Error: py_plan is not run in plan mode, which runs only read-only tools; present the \
+         plan and let the user approve it first"
+    );
+    assert!(results[0].is_error);
+    assert_eq!(
+        results[1].text,
+        "Updated todo list: 1 pending, 1 in progress, 0 completed"
+    );
+    assert!(arrived(&log).is_empty(), "a denied call reached the server");
+}

@@ -141,6 +141,14 @@ impl<'a> ToolFuture<'a> {
         self
     }
 
+    /// The result if it is ready without waiting, else the future as it was.
+    pub(crate) fn into_ready(self) -> Result<ToolOutput, Self> {
+        match self.0 {
+            Inner::Ready(Some(output)) => Ok(output),
+            inner => Err(ToolFuture(inner)),
+        }
+    }
+
     /// Whether the result is ready without waiting (a synchronous tool's).
     pub(crate) fn is_ready(&self) -> bool {
         matches!(self.0, Inner::Ready(_))

@@ -109,6 +109,7 @@ mod cancel;
 mod exec;
 mod from_call;
 mod future;
+pub mod hook;
 mod output;
 mod principal;
 mod progress;

@@ -10,6 +10,8 @@ use std::time::Duration;
 use crate::error::LoadError;
 use crate::exec::Exec;
 use crate::future::ToolFuture;
+use crate::hook::{Before, Hook, HookCall};
+use crate::output::ToolOutput;
 use crate::refusal;
 use crate::schema::{Definition, Dialect, DialectError};
 use crate::service::Services;
@@ -38,6 +40,8 @@ pub struct ToolRegistry {
     required_dialects: Vec<Dialect>,
     /// Every definition in one dialect, as one JSON array, computed once per set of tools.
     definitions_by_dialect: [OnceLock<Result<String, DialectError>>; Dialect::ALL.len()],
+    /// The policy hooks around every call, in the order they were added.
+    hooks: Vec<Arc<dyn Hook>>,
 }
 
 impl Default for ToolRegistry {
@@ -53,6 +57,7 @@ impl Default for ToolRegistry {
             default_timeout: None,
             required_dialects: Vec::new(),
             definitions_by_dialect: Default::default(),
+            hooks: Vec::new(),
         }
     }
 }
@@ -82,6 +87,7 @@ impl Clone for ToolRegistry {
             default_timeout: self.default_timeout,
             required_dialects: self.required_dialects.clone(),
             definitions_by_dialect: self.definitions_by_dialect.clone(),
+            hooks: self.hooks.clone(),
         }
     }
 }
@@ -250,10 +256,64 @@ impl ToolRegistry {
     /// In this order: an unknown tool name, then arguments over the size cap, then the tool's
     /// context parameters (a missing owning agent), then the arguments against their schema,
     /// and then the tool itself. Each failure is an error [`ToolOutput`](crate::ToolOutput); nothing panics out.
+    ///
+    /// The registry's [hooks](crate::hook) decide on the call first, and see its result last.
     pub fn call<'a>(&'a self, name: &str, exec: &'a Exec, args: &'a str) -> ToolFuture<'a> {
         let Some(tool) = self.get(name) else {
             return ToolFuture::ready(refusal::unknown_tool(name, self.names()));
         };
+        if self.hooks.is_empty() {
+            return self.dispatch(tool, exec, args);
+        }
+        let definition = tool.definition();
+        let mut rewritten: Option<String> = None;
+        for hook in &self.hooks {
+            let call = HookCall {
+                definition,
+                args: rewritten.as_deref().unwrap_or(args),
+                exec,
+            };
+            match hook.before(&call) {
+                Before::Allow => {}
+                Before::Deny(reason) => return ToolFuture::ready(ToolOutput::error(reason)),
+                Before::Rewrite(args) => rewritten = Some(args),
+            }
+        }
+        let after = move |args: &str, mut output: ToolOutput| {
+            let call = HookCall {
+                definition,
+                args,
+                exec,
+            };
+            for hook in self.hooks.iter().rev() {
+                output = hook.after(&call, output);
+            }
+            output
+        };
+        match rewritten {
+            None => {
+                let future = self.dispatch(tool, exec, args);
+                match future.into_ready() {
+                    Ok(output) => ToolFuture::ready(after(args, output)),
+                    Err(future) => ToolFuture::boxed(async move { after(args, future.await) }),
+                }
+            }
+            // The new arguments live as long as the call does.
+            Some(args) => ToolFuture::boxed(async move {
+                let output = self.dispatch(tool, exec, &args).await;
+                after(&args, output)
+            }),
+        }
+    }
+
+    /// Adds a policy hook around every call (see [`hook`](crate::hook)): after the ones added
+    /// before it, before a call; before them, after it.
+    pub fn hook(&mut self, hook: impl Hook) {
+        self.hooks.push(Arc::new(hook));
+    }
+
+    /// Runs one call of `tool`, past the hooks.
+    fn dispatch<'a>(&'a self, tool: &'a dyn Tool, exec: &'a Exec, args: &'a str) -> ToolFuture<'a> {
         let tool_name = tool.definition().name();
         if args.len() > self.max_args_bytes {
             return ToolFuture::ready(refusal::args_too_large(args.len(), self.max_args_bytes));

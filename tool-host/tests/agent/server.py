@@ -151,6 +151,9 @@ def scenario(name, provider):
                 ("json", turn(calls(("py_plan", LIST_A)), None)),
                 ("json", turn(calls(("todo_write", LIST_A)), None)),
                 ("json", final("Done."))]
+    if name == "plan_mode":
+        return [("json", turn(calls(("py_plan", LIST_A), ("todo_write", LIST_A)), None)),
+                ("json", final("Planned."))]
     if name == "mcp_slow":
         return [("json", turn(calls(("py_slow", {"seconds": 30})), None)),
                 ("json", turn(calls(("py_add", {"a": 1, "b": 1})), None)),
