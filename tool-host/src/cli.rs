@@ -248,6 +248,15 @@ pub(crate) struct AgentArgs {
     /// (with `--prompt`, the whole run). Default: no deadline.
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub(crate) deadline: Option<std::time::Duration>,
+    /// The most calls of one model turn that run at once (their results keep the turn's
+    /// order; an exclusive tool's call runs alone, a serial tool's never beside its own).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 4,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256)
+    )]
+    pub(crate) max_parallel: usize,
     /// An MCP server whose tools the model may call too: a command (`'python3 server.py'`,
     /// speaking MCP on its standard input and output) or a Streamable HTTP URL. Repeat it for
     /// more servers; each `--mcp-…` option applies to the `--mcp` before it. A call's arguments

@@ -215,7 +215,17 @@ impl Host {
         if let Command::Agent(args) = &cli.command {
             host.dialects.push(args.provider.dialect());
         }
+        #[cfg(feature = "agent")]
+        let max_parallel = match &cli.command {
+            Command::Agent(args) => Some(args.max_parallel),
+            _ => None,
+        };
+        #[cfg(not(feature = "agent"))]
+        let max_parallel: Option<usize> = None;
         let ctx = host.build(|ctx| {
+            if let Some(max) = max_parallel {
+                ctx.tools.set_max_parallel(max);
+            }
             if let Some((args, result, timeout)) = mcp_limits {
                 ctx.tools.set_max_args_bytes(args);
                 ctx.tools.set_max_result_bytes(result);

@@ -25,11 +25,13 @@ pub(crate) struct Attrs {
     pub timeout: Option<(std::time::Duration, LitStr)>,
     /// `scopes = "todos:write"`: the OAuth scopes a caller needs, space-separated.
     pub scopes: Vec<String>,
+    /// `exclusive` or `serial`: how the tool's calls may overlap the others of a batch.
+    pub concurrency: Option<Ident>,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `timeout`, `scopes`, `assert_formats`, `type_name` or \
-    `allow_undocumented`";
+    `open_world`, `blocking`, `exclusive`, `serial`, `timeout`, `scopes`, `assert_formats`, \
+    `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -46,6 +48,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut assert_formats = SetOnce::new(cx, "assert_formats");
     let mut timeout = SetOnce::new(cx, "timeout");
     let mut scopes = SetOnce::new(cx, "scopes");
+    let mut concurrency = SetOnce::new(cx, "exclusive` or `serial");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -98,6 +101,16 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             }
         } else if meta.path.is_ident("blocking") {
             blocking.set(&key, key.clone());
+        } else if meta.path.is_ident("exclusive") {
+            concurrency.set(
+                &key,
+                Ident::new("Exclusive", meta.path.segments[0].ident.span()),
+            );
+        } else if meta.path.is_ident("serial") {
+            concurrency.set(
+                &key,
+                Ident::new("Serial", meta.path.segments[0].ident.span()),
+            );
         } else if meta.path.is_ident("timeout") {
             let value: Expr = meta.value()?.parse()?;
             let parsed = match &value {
@@ -181,6 +194,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         assert_formats: assert_formats.value.is_some(),
         timeout: timeout.value,
         scopes: scopes.value.unwrap_or_default(),
+        concurrency: concurrency.value,
     }
 }
 

@@ -247,6 +247,12 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         quote!(.with_scopes(&[#(#scopes),*]))
     });
 
+    let concurrency = tool
+        .attrs
+        .concurrency
+        .as_ref()
+        .map(|class| quote!(.with_concurrency(#rt::Concurrency::#class)));
+
     // The title and hints declared, and nothing else.
     let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
         let title = tool.attrs.title.iter();
@@ -374,6 +380,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #output_schema
                             #timeout
                             #scopes
+                            #concurrency
                     })
                 }
 

@@ -1,13 +1,14 @@
 //! The tool calls of one model message, run as a batch.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::exec::Exec;
 use crate::output::ToolOutput;
 use crate::refusal;
 use crate::registry::ToolRegistry;
+use crate::schema::Concurrency;
 use crate::session::Gate;
 
 /// One model tool call, as a batch takes it.
@@ -40,9 +41,90 @@ impl ToolCall {
     }
 }
 
-/// The most calls of one batch that run at once: each on a thread of a pool this size (or the
-/// batch's, when smaller), however many calls the model sends.
-const MAX_CONCURRENT_CALLS: usize = 16;
+/// The most calls of one batch that run at once unless the registry says otherwise
+/// ([`ToolRegistry::set_max_parallel`]): each on a thread of a pool this size (or the batch's,
+/// when smaller), however many calls the model sends.
+pub const DEFAULT_MAX_PARALLEL: usize = 16;
+
+/// Which calls of a batch are running, for the tools that may not overlap others
+/// ([`Concurrency`]). Calls start in the batch's order, so a call waits only on earlier ones
+/// (as its session appends do): nothing waits in a circle.
+#[derive(Default)]
+struct Running {
+    /// The index of the next call to start.
+    next: usize,
+    calls: usize,
+    exclusive: bool,
+    /// The serial tools with a call running.
+    serial: Vec<String>,
+}
+
+struct Classes {
+    running: Mutex<Running>,
+    changed: Condvar,
+}
+
+impl Classes {
+    fn new() -> Self {
+        Classes {
+            running: Mutex::new(Running::default()),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Waits until call `index`, of `tool` and `class`, may start, and starts it.
+    fn start(&self, index: usize, tool: &str, class: Concurrency) {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        while running.next != index
+            || running.exclusive
+            || (class == Concurrency::Exclusive && running.calls > 0)
+            || (class == Concurrency::Serial && running.serial.iter().any(|t| t == tool))
+        {
+            running = self
+                .changed
+                .wait(running)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        running.next += 1;
+        running.calls += 1;
+        match class {
+            Concurrency::Exclusive => running.exclusive = true,
+            Concurrency::Serial => running.serial.push(tool.to_owned()),
+            _ => {}
+        }
+        drop(running);
+        self.changed.notify_all();
+    }
+
+    fn finish(&self, tool: &str, class: Concurrency) {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        running.calls -= 1;
+        match class {
+            Concurrency::Exclusive => running.exclusive = false,
+            Concurrency::Serial => {
+                if let Some(at) = running.serial.iter().position(|t| t == tool) {
+                    running.serial.swap_remove(at);
+                }
+            }
+            _ => {}
+        }
+        drop(running);
+        self.changed.notify_all();
+    }
+}
+
+/// Ends a call's class when the call ends, even by unwinding.
+struct Started<'a> {
+    classes: &'a Classes,
+    tool: &'a str,
+    class: Concurrency,
+}
+
+impl Drop for Started<'_> {
+    fn drop(&mut self) {
+        self.classes.finish(self.tool, self.class);
+    }
+}
 
 struct Finish<'a> {
     gate: &'a Gate,
@@ -61,10 +143,12 @@ impl ToolRegistry {
     ///
     /// The events the calls append to the owning agent's session land in the message's order
     /// too, however the calls interleave: each call's appends wait until every earlier call of
-    /// the batch has finished. The calls run on at most 16 threads
-    /// (scoped to this call), taken in the message's order as threads come free, so a batch
-    /// of thousands of calls takes no more threads than one of sixteen; call it where blocking
-    /// is allowed (in tokio, from `spawn_blocking`).
+    /// the batch has finished. The calls run on at most
+    /// [`max_parallel`](ToolRegistry::max_parallel) threads (16 unless set; scoped to this
+    /// call), taken in the message's order as threads come free, so a batch of thousands of
+    /// calls takes no more threads than one of sixteen; call it where blocking is allowed (in
+    /// tokio, from `spawn_blocking`). A tool's [`Concurrency`] holds too: an exclusive tool's
+    /// call runs alone, a serial tool's never beside another of its own.
     ///
     /// ```
     /// # use tool_runtime::{Agent, Ctx, Exec, Session, ToolCall, tool};
@@ -98,6 +182,7 @@ impl ToolRegistry {
         done: &(dyn Fn(usize, &ToolOutput) + Sync),
     ) -> Vec<ToolOutput> {
         let gate = Gate::new(calls.len());
+        let classes = Classes::new();
         let next = AtomicUsize::new(0);
         let outputs: Vec<OnceLock<ToolOutput>> = calls.iter().map(|_| OnceLock::new()).collect();
         let work = || {
@@ -111,9 +196,18 @@ impl ToolRegistry {
                 if let Some(id) = &call.id {
                     exec.call_id = Some(id.clone());
                 }
+                let class = self.get(&call.name).map_or(Concurrency::Parallel, |tool| {
+                    tool.definition().concurrency()
+                });
                 let output = {
                     // Finished even if the call unwinds, so later calls are not held up.
                     let _finish = Finish { gate: &gate, index };
+                    classes.start(index, &call.name, class);
+                    let _started = Started {
+                        classes: &classes,
+                        tool: &call.name,
+                        class,
+                    };
                     catch_unwind(AssertUnwindSafe(|| {
                         self.call(&call.name, &exec, &call.args).wait()
                     }))
@@ -124,7 +218,7 @@ impl ToolRegistry {
             }
         };
         std::thread::scope(|scope| {
-            let workers = calls.len().min(MAX_CONCURRENT_CALLS);
+            let workers = calls.len().min(self.max_parallel());
             let spawned = (0..workers)
                 .take_while(|_| {
                     std::thread::Builder::new()

@@ -159,6 +159,7 @@ pub struct DynamicToolBuilder {
     timeout: Option<Duration>,
     source: Option<String>,
     unchecked: bool,
+    concurrency: crate::schema::Concurrency,
 }
 
 impl DynamicTool {
@@ -178,6 +179,7 @@ impl DynamicTool {
             timeout: None,
             source: None,
             unchecked: false,
+            concurrency: crate::schema::Concurrency::Parallel,
         }
     }
 }
@@ -206,6 +208,13 @@ impl DynamicToolBuilder {
     /// out and its [`Cancel`] is cancelled.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// How the tool's calls may overlap the others of a batch (see
+    /// [`Concurrency`](crate::Concurrency)).
+    pub fn concurrency(mut self, concurrency: crate::schema::Concurrency) -> Self {
+        self.concurrency = concurrency;
         self
     }
 
@@ -298,7 +307,8 @@ impl DynamicToolBuilder {
             self.description.clone(),
             self.input_schema.clone(),
         )
-        .with_annotations(self.annotations.clone());
+        .with_annotations(self.annotations.clone())
+        .with_concurrency(self.concurrency);
         if let Some(schema) = &self.output_schema {
             definition = definition.with_output_schema(schema.clone());
         }

@@ -132,7 +132,7 @@ pub mod wire;
 
 pub use agent::Agent;
 pub use args::ModelArg;
-pub use batch::ToolCall;
+pub use batch::{DEFAULT_MAX_PARALLEL, ToolCall};
 pub use blocking::blocking;
 pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
@@ -146,7 +146,7 @@ pub use output::{DONE, Image, IntoToolOutput, StructuredOutput, ToolOutput};
 pub use principal::Principal;
 pub use progress::{Progress, ProgressSink, ProgressUpdate};
 pub use registry::{DEFAULT_MAX_ARGS_BYTES, DEFAULT_MAX_RESULT_BYTES, ToolRegistry};
-pub use schema::{Annotations, Definition, Dialect, DialectError};
+pub use schema::{Annotations, Concurrency, Definition, Dialect, DialectError};
 pub use service::{Service, ServiceKey};
 pub use session::{Session, SessionHub, Subscription};
 pub use tool::{Invocation, Tool};
@@ -305,8 +305,8 @@ pub mod __private {
     pub use crate::output::structured_output;
     pub use crate::schema::{ArgSpec, output_schema};
     pub use crate::{
-        Annotations, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation, LoadError,
-        ModelArg, Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
+        Annotations, Concurrency, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation,
+        LoadError, ModelArg, Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
     };
 
     /// Holds a tool's definition, computed on first use.

@@ -42,6 +42,8 @@ pub struct ToolRegistry {
     definitions_by_dialect: [OnceLock<Result<String, DialectError>>; Dialect::ALL.len()],
     /// The policy hooks around every call, in the order they were added.
     hooks: Vec<Arc<dyn Hook>>,
+    /// The most calls of one batch that run at once.
+    max_parallel: usize,
 }
 
 impl Default for ToolRegistry {
@@ -58,6 +60,7 @@ impl Default for ToolRegistry {
             required_dialects: Vec::new(),
             definitions_by_dialect: Default::default(),
             hooks: Vec::new(),
+            max_parallel: crate::batch::DEFAULT_MAX_PARALLEL,
         }
     }
 }
@@ -88,6 +91,7 @@ impl Clone for ToolRegistry {
             required_dialects: self.required_dialects.clone(),
             definitions_by_dialect: self.definitions_by_dialect.clone(),
             hooks: self.hooks.clone(),
+            max_parallel: self.max_parallel,
         }
     }
 }
@@ -304,6 +308,16 @@ impl ToolRegistry {
                 after(&args, output)
             }),
         }
+    }
+
+    /// At most `max` calls of one batch run at once (at least 1; 16 unless set).
+    pub fn set_max_parallel(&mut self, max: usize) {
+        self.max_parallel = max.max(1);
+    }
+
+    /// The most calls of one batch that run at once.
+    pub fn max_parallel(&self) -> usize {
+        self.max_parallel
     }
 
     /// Adds a policy hook around every call (see [`hook`](crate::hook)): after the ones added

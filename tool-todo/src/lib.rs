@@ -90,7 +90,8 @@ struct TodoWriteData {
 // Replacing the list destroys nothing (every list stays in the session log), sending one list
 // twice leaves the state it left once, and the tool reaches nothing beyond its session. Over an
 // endpoint that checks its callers, a caller needs the `todos:write` scope (not part of what a
-// model sees).
+// model sees). One list per agent: two calls in one turn never run side by side (`serial`), so
+// each replaces the list the one before it left.
 #[tool(
     name = "todo_write",
     description = include_str!("todo_write.description.txt"),
@@ -98,7 +99,8 @@ struct TodoWriteData {
     destructive = false,
     idempotent,
     open_world = false,
-    scopes = "todos:write"
+    scopes = "todos:write",
+    serial
 )]
 pub fn todo_write(
     agent: Agent,

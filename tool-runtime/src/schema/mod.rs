@@ -24,6 +24,20 @@ use serde_json::{Value, json};
 
 use crate::validate::{self, Plan};
 
+/// How a tool's calls may overlap the other calls of one batch (a model's turn).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Concurrency {
+    /// Beside any others (the default).
+    #[default]
+    Parallel,
+    /// Beside others, but never beside another call of the same tool (`#[tool(serial)]`: one
+    /// list per agent, say).
+    Serial,
+    /// Alone: no other call of the batch runs while it does (`#[tool(exclusive)]`).
+    Exclusive,
+}
+
 /// A tool as a model sees it: name, description and input schema, and its renderings in each
 /// provider's [`Dialect`], each computed once.
 #[derive(Clone, Debug)]
@@ -46,6 +60,8 @@ pub struct Definition {
     /// The OAuth scopes a caller's token needs to call the tool over an endpoint that checks
     /// callers.
     scopes: Vec<Cow<'static, str>>,
+    /// How its calls may overlap others of one batch.
+    concurrency: Concurrency,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -96,6 +112,7 @@ impl Definition {
             output_schema: None,
             timeout: None,
             scopes: Vec::new(),
+            concurrency: Concurrency::Parallel,
             rendered: Default::default(),
         }
     }
@@ -146,6 +163,20 @@ impl Definition {
     pub fn with_scopes(mut self, scopes: &[&'static str]) -> Self {
         self.scopes = scopes.iter().map(|scope| Cow::Borrowed(*scope)).collect();
         self
+    }
+
+    /// The same definition whose calls overlap others of a batch only as `concurrency` says
+    /// (`#[tool(exclusive)]`, `#[tool(serial)]`).
+    #[must_use]
+    pub fn with_concurrency(mut self, concurrency: Concurrency) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// How the tool's calls may overlap others of one batch ([`Concurrency::Parallel`] unless
+    /// it says otherwise).
+    pub fn concurrency(&self) -> Concurrency {
+        self.concurrency
     }
 
     /// The scopes a caller needs ([`Definition::with_scopes`]); none when the tool says none.
