@@ -138,6 +138,19 @@ pub enum AgentError {
     /// The model kept calling tools past the turn limit.
     #[error("the model was still calling tools after {0} turns; stopped (raise --max-turns)")]
     MaxTurns(u32),
+    /// The run reached one of its budgets ([`Budget`](crate::Budget)), before the request or
+    /// the calls that would have passed it.
+    #[error("the run reached its budget of {limit} {what} ({flag} {limit}): {stopped}")]
+    Budget {
+        /// What is counted: `requests`, `tokens`, `tool calls`.
+        what: &'static str,
+        /// The option that sets it.
+        flag: &'static str,
+        /// The budget.
+        limit: u64,
+        /// Where the run stopped.
+        stopped: String,
+    },
 }
 
 impl AgentError {
@@ -148,6 +161,11 @@ impl AgentError {
             self,
             AgentError::MissingKey { .. } | AgentError::BaseUrl { .. }
         )
+    }
+
+    /// Whether the run stopped at one of its budgets.
+    pub fn is_budget(&self) -> bool {
+        matches!(self, AgentError::Budget { .. })
     }
 
     /// Whether the error is the session's: it could not be read or appended to, or the

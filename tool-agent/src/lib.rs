@@ -46,6 +46,41 @@ pub use conversation::{Compaction, Conversation, Role};
 pub use error::AgentError;
 pub use request::RequestOptions;
 
+/// The kind of the session event that records one model response's token usage
+/// ([`Usage`](tool_runtime::wire::Usage), as JSON).
+pub const USAGE_EVENT: &str = "agent/usage";
+
+/// The kind of the session event that records where a run stopped at a budget:
+/// `{"budget": "requests" | "tokens" | "tool calls", "limit": N}`.
+pub const STOPPED_EVENT: &str = "agent/stopped";
+
+/// Limits on one run of a loop (everything its prompts do, from [`AgentLoop::new`]); `None`
+/// is no limit. A run that reaches one stops before the request or the calls that would pass
+/// it, with [`AgentError::Budget`], and records [`STOPPED_EVENT`]; the session goes on from
+/// there with a larger budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Budget {
+    /// The most input and output tokens, as the provider reports them.
+    pub tokens: Option<u64>,
+    /// The most requests to the provider.
+    pub requests: Option<u64>,
+    /// The most tool calls.
+    pub tool_calls: Option<u64>,
+}
+
+/// What a loop has used so far: requests, tokens, tool calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Used {
+    /// Requests the provider answered.
+    pub requests: u64,
+    /// The tokens of those answers.
+    pub usage: tool_runtime::wire::Usage,
+    /// Tool calls run.
+    pub tool_calls: u64,
+}
+
 /// What a host shows of a loop as it runs. Every method does nothing by default; `()` is an
 /// observer that shows nothing.
 pub trait Observer {
@@ -77,6 +112,8 @@ pub struct AgentLoop<'t> {
     context_budget: Option<usize>,
     max_tokens: u32,
     deadline: Option<std::time::Duration>,
+    budget: Budget,
+    used: Used,
 }
 
 impl std::fmt::Debug for AgentLoop<'_> {
@@ -119,6 +156,8 @@ impl<'t> AgentLoop<'t> {
             context_budget: None,
             max_tokens: 8192,
             deadline: None,
+            budget: Budget::default(),
+            used: Used::default(),
         })
     }
 
@@ -163,6 +202,40 @@ impl<'t> AgentLoop<'t> {
         match &self.tools {
             Tools::Borrowed(tools) => tools,
             Tools::Owned(tools) => tools,
+        }
+    }
+
+    /// Limits on the run: tokens, requests, tool calls ([`Budget`]).
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// What the run has used so far.
+    pub fn used(&self) -> Used {
+        self.used
+    }
+
+    /// Stops the run at `what`'s budget: records where in the session, and says so.
+    fn stop(
+        &self,
+        what: &'static str,
+        flag: &'static str,
+        limit: u64,
+        stopped: &str,
+    ) -> AgentError {
+        let recorded = self.agent.session().append(
+            STOPPED_EVENT,
+            &serde_json::json!({"budget": what, "limit": limit}),
+        );
+        match recorded {
+            Err(error) => error.into(),
+            Ok(_) => AgentError::Budget {
+                what,
+                flag,
+                limit,
+                stopped: stopped.to_owned(),
+            },
         }
     }
 
@@ -219,6 +292,29 @@ impl<'t> AgentLoop<'t> {
             {
                 observer.compacted(&compaction);
             }
+            if let Some(limit) = self.budget.requests
+                && self.used.requests >= limit
+            {
+                return Err(self.stop(
+                    "requests",
+                    "--max-requests",
+                    limit,
+                    "no request was sent after it",
+                ));
+            }
+            if let Some(limit) = self.budget.tokens
+                && self.used.usage.total() >= limit
+            {
+                return Err(self.stop(
+                    "tokens",
+                    "--token-budget",
+                    limit,
+                    &format!(
+                        "{} were used; no request was sent after them",
+                        self.used.usage.total()
+                    ),
+                ));
+            }
             let options = RequestOptions {
                 model: &self.client.config().model,
                 tools: &self.definitions,
@@ -227,11 +323,44 @@ impl<'t> AgentLoop<'t> {
             };
             let body = request::body(provider, &options, self.conversation.messages());
             let mut turn = self.client.send_until(&body, observer, deadline.as_ref())?;
+            self.used.requests += 1;
             self.conversation
                 .push(Role::Model, std::mem::take(&mut turn.message))?;
+            if let Some(usage) = turn.usage {
+                self.used.usage += usage;
+                self.agent.session().append(USAGE_EVENT, &usage)?;
+            }
             if turn.calls.is_empty() {
                 return Ok(turn.text);
             }
+            if let Some(limit) = self.budget.tool_calls
+                && self.used.tool_calls + turn.calls.len() as u64 > limit
+            {
+                // The calls are answered, so the conversation goes on from here when the run
+                // is resumed with a larger budget: none of them ran.
+                let outputs: Vec<ToolOutput> = turn
+                    .calls
+                    .iter()
+                    .map(|_| {
+                        ToolOutput::error(format!(
+                            "not run: the run reached its budget of {limit} tool calls"
+                        ))
+                    })
+                    .collect();
+                self.conversation
+                    .push(Role::Results, provider.results(&turn, &outputs))?;
+                return Err(self.stop(
+                    "tool calls",
+                    "--max-tool-calls",
+                    limit,
+                    &format!(
+                        "{} ran; the model's next {} were not run",
+                        self.used.tool_calls,
+                        turn.calls.len()
+                    ),
+                ));
+            }
+            self.used.tool_calls += turn.calls.len() as u64;
             observer.calls(&turn);
             let unrecorded = std::sync::Mutex::new(None);
             let conversation = &self.conversation;

@@ -126,5 +126,12 @@ fn write<'m, S: Serializer>(
     if options.stream && provider != Provider::Gemini {
         map.serialize_entry("stream", &true)?;
     }
+    // Chat Completions reports a stream's usage only when asked, in a last chunk.
+    if options.stream && provider == Provider::OpenAiChat {
+        map.serialize_entry(
+            "stream_options",
+            &serde_json::json!({"include_usage": true}),
+        )?;
+    }
     map.end()
 }

@@ -145,6 +145,10 @@ pub(crate) enum Command {
         /// interrupted (a follower: live through PostgreSQL's notifications, or by polling a file).
         #[arg(long, requires = "events")]
         follow: bool,
+        /// Print the tokens the session's model responses took instead (the provider's usage,
+        /// summed), and its requests.
+        #[arg(long, conflicts_with_all = ["events", "at", "format"])]
+        usage: bool,
         /// The list as it stood after event SEQ (rewinding a conversation restores the plan
         /// with it).
         #[arg(long, value_name = "SEQ", conflicts_with = "events")]
@@ -248,6 +252,17 @@ pub(crate) struct AgentArgs {
     /// (with `--prompt`, the whole run). Default: no deadline.
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub(crate) deadline: Option<std::time::Duration>,
+    /// Stop the run before a request once the provider has reported this many input and
+    /// output tokens for it (exit status 4; the session says where it stopped).
+    #[arg(long, value_name = "TOKENS")]
+    pub(crate) token_budget: Option<u64>,
+    /// Stop the run before its request number N + 1 (exit status 4).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_requests: Option<u64>,
+    /// Stop the run before a turn whose calls would pass N tool calls in all; they are
+    /// answered as not run (exit status 4).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_tool_calls: Option<u64>,
     /// The most calls of one model turn that run at once (their results keep the turn's
     /// order; an exclusive tool's call runs alone, a serial tool's never beside its own).
     #[arg(

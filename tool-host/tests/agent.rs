@@ -1175,3 +1175,87 @@ fn plan_mode_denies_what_is_not_read_only_and_lets_the_plan_be_written() {
     );
     assert!(arrived(&log).is_empty(), "a denied call reached the server");
 }
+
+/// The events of `kind` in a session log.
+fn events_of(session: &Path, kind: &str) -> Vec<Value> {
+    std::fs::read_to_string(session)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| event["kind"] == kind)
+        .map(|event| event["data"].clone())
+        .collect()
+}
+
+#[test]
+fn each_response_s_usage_is_recorded_and_summed_on_every_provider_streamed_or_not() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let run = run("usage", provider, stream, &[]);
+            run.succeeded("Done.");
+            // The server's replies say input 1000 + k (7 cached) and output 50 + k (3 of it
+            // reasoning, none for Anthropic), k the reply's place.
+            let reasoning = if provider == "anthropic" { 0 } else { 3 };
+            let recorded = events_of(&run.session, "agent/usage");
+            assert_eq!(
+                recorded,
+                [
+                    json!({"input": 1000, "output": 50, "cached": 7, "reasoning": reasoning}),
+                    json!({"input": 1001, "output": 51, "cached": 7, "reasoning": reasoning}),
+                ],
+                "{provider} {}",
+                mode(stream)
+            );
+            let line = format!(
+                "2 requests, 2001 tokens in (14 cached), 101 out ({} reasoning), 1 tool call",
+                2 * reasoning
+            );
+            assert!(
+                run.stderr().contains(&format!("toolhost agent: {line}\n")),
+                "{}",
+                run.stderr()
+            );
+            let replayed = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+                .args(["replay", "--usage"])
+                .arg(&run.session)
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&replayed.stdout),
+                format!("{line}\n")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_model_that_never_stops_is_stopped_by_each_budget_at_its_limit() {
+    // Each turn of this model calls todo_write once, and each reply reports 1050 + 2k tokens.
+    let budgets: [(&str, &str, &str, usize, usize); 3] = [
+        ("forever_requests", "--max-requests", "3", 3, 3),
+        ("forever_calls", "--max-tool-calls", "2", 3, 2),
+        ("forever_tokens", "--token-budget", "2500", 3, 3),
+    ];
+    for (scenario, flag, limit, requests, calls) in budgets {
+        let run = run(scenario, "openai", false, &[flag, limit]);
+        assert_eq!(run.code(), Some(4), "{flag}: {}", run.stderr());
+        assert_eq!(run.requests.len(), requests, "{flag}");
+        assert_eq!(events_of(&run.session, "todo/write").len(), calls, "{flag}");
+        let what = match flag {
+            "--max-requests" => "requests",
+            "--max-tool-calls" => "tool calls",
+            _ => "tokens",
+        };
+        assert!(
+            run.stderr().contains(&format!(
+                "the run reached its budget of {limit} {what} ({flag} {limit})"
+            )),
+            "{}",
+            run.stderr()
+        );
+        assert_eq!(
+            events_of(&run.session, "agent/stopped"),
+            [json!({"budget": what, "limit": limit.parse::<u64>().unwrap()})]
+        );
+    }
+}

@@ -81,7 +81,12 @@ pub(crate) fn agent(
                 }),
                 None => agent_loop,
             };
+            let mut budget = tool_agent::Budget::default();
+            budget.tokens = args.token_budget;
+            budget.requests = args.max_requests;
+            budget.tool_calls = args.max_tool_calls;
             let agent_loop = agent_loop
+                .with_budget(budget)
                 .with_max_turns(args.max_turns)
                 .with_context_budget(args.context_budget)
                 .with_max_tokens(args.max_tokens)
@@ -106,16 +111,26 @@ fn run(
         events: agent.session().subscribe(),
         out: io::stdout(),
     };
-    match prompt {
-        Some(prompt) => {
-            let answer = agent_loop.prompt(&prompt, &mut shown)?;
-            let mut out = io::stdout().lock();
-            writeln!(out, "{}", printable(&answer))?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
+    let ran = match prompt {
+        Some(prompt) => agent_loop
+            .prompt(&prompt, &mut shown)
+            .map_err(HostError::from)
+            .and_then(|answer| {
+                let mut out = io::stdout().lock();
+                writeln!(out, "{}", printable(&answer))?;
+                out.flush()?;
+                Ok(ExitCode::SUCCESS)
+            }),
         None => chat(name, agent, &mut agent_loop, &mut shown),
+    };
+    let used = agent_loop.used();
+    if used.requests > 0 {
+        crate::note!(
+            "{name} agent: {}",
+            super::replay::usage_line(used.requests, &used.usage, used.tool_calls)
+        );
     }
+    ran
 }
 
 /// The interactive chat: a prompt per line (a readline editor on a terminal), until `quit`,
@@ -146,6 +161,7 @@ fn chat(
         match agent_loop.prompt(line, shown) {
             Ok(_) => writeln!(shown.out)?,
             Err(error @ AgentError::Session(_)) => return Err(error.into()),
+            Err(error) if error.is_budget() => return Err(error.into()),
             Err(error) => {
                 writeln!(shown.out)?;
                 crate::note!("{name} agent: {error}");

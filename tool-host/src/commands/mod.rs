@@ -51,10 +51,12 @@ pub(crate) fn run(
             at,
             owner,
             issuer,
+            usage,
         } => {
-            let view = match (events, at) {
-                (true, _) => replay::View::Events { follow },
-                (false, at) => replay::View::List { format, at },
+            let view = match (events, at, usage) {
+                (_, _, true) => replay::View::Usage,
+                (true, _, _) => replay::View::Events { follow },
+                (false, at, false) => replay::View::List { format, at },
             };
             let owner = owner.map(|subject| replay::AsOwner { subject, issuer });
             replay::replay(name, store, &ctx.sessions, &file, view, owner.as_ref())

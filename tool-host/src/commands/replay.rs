@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use tool_runtime::SessionHub;
 use tool_runtime::session::OpenMode;
+use tool_runtime::wire::Usage;
 
 use crate::HostError;
 use crate::cli::Format;
@@ -17,6 +18,29 @@ pub(super) enum View {
     Events { follow: bool },
     /// The todo list in `format`: the current one, or as it stood after seq `at`.
     List { format: Format, at: Option<u64> },
+    /// The tokens the session's model responses took, summed.
+    Usage,
+}
+
+/// The kind of the event an agent loop records each model response's usage in (tool-agent's
+/// `USAGE_EVENT`, which a host without the agent reads too).
+const USAGE_EVENT: &str = "agent/usage";
+
+/// The kind of the event an agent loop records each call's output in.
+const RESULT_EVENT: &str = "agent/result";
+
+/// `3 requests, 3021 tokens in (21 cached), 153 out (9 reasoning), 4 tool calls`.
+pub(crate) fn usage_line(requests: u64, usage: &Usage, tool_calls: u64) -> String {
+    format!(
+        "{requests} request{}, {} tokens in ({} cached), {} out ({} reasoning), {tool_calls} tool \
+         call{}",
+        if requests == 1 { "" } else { "s" },
+        usage.input,
+        usage.cached,
+        usage.output,
+        usage.reasoning,
+        if tool_calls == 1 { "" } else { "s" },
+    )
 }
 
 /// Whose eyes a replay is made with (`--owner`).
@@ -87,6 +111,31 @@ pub(super) fn replay(
             }
         }
         View::List { format, at } => (format, at),
+        View::Usage => {
+            let (mut requests, mut usage, mut calls) = (0, Usage::default(), 0);
+            let mut unread = None;
+            session.for_each_from(1, &mut |event| match event.kind.as_str() {
+                USAGE_EVENT => match event.data::<Usage>() {
+                    Ok(used) => {
+                        requests += 1;
+                        usage += used;
+                    }
+                    Err(error) => {
+                        unread.get_or_insert(error);
+                    }
+                },
+                RESULT_EVENT => calls += 1,
+                _ => {}
+            })?;
+            if let Some(error) = unread {
+                return Err(HostError::Input(format!(
+                    "{}: a usage event cannot be read: {error}",
+                    file.display()
+                )));
+            }
+            writeln!(stdout, "{}", usage_line(requests, &usage, calls))?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let list = || match at {
         Some(seq) => tool_todo::at(&session, seq).map_err(HostError::from),

@@ -23,7 +23,8 @@ from anthropic.types import Message  # noqa: E402
 from anthropic.types.message_create_params import (  # noqa: E402
     MessageCreateParamsNonStreaming, MessageCreateParamsStreaming)
 from google.genai import types as genai  # noqa: E402
-from openai.types.chat import ChatCompletion  # noqa: E402
+from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: E402
+from openai.types.responses import Response  # noqa: E402
 from openai.types.chat.completion_create_params import (  # noqa: E402
     CompletionCreateParamsNonStreaming, CompletionCreateParamsStreaming)
 from openai.types.responses.response_create_params import (  # noqa: E402
@@ -107,7 +108,10 @@ def scenario(name, provider):
         return list(zip(ids(provider, *[f"{name}{i}" for i in range(len(pairs))]),
                         [p[0] for p in pairs], [p[1] for p in pairs]))
 
-    if name == "todo":
+    if name.startswith("forever"):
+        # A model that never stops calling tools: this turn, again and again.
+        return [("json", turn(calls(("todo_write", LIST_A)), None))]
+    if name in ("todo", "usage"):
         return [("json", turn(calls(("todo_write", LIST_A)), "Planning.")),
                 ("json", final("Done."))]
     if name == "parallel":
@@ -165,6 +169,41 @@ def scenario(name, provider):
 
 # Streams: the same response as each provider streams it, events built with the SDK's types.
 
+# Each reply carries a usage block, its counts from the reply's place in the scenario (`k`,
+# from 0): in the one shape toolhost reads them into, input 1000 + k (7 of them cached) and
+# output 50 + k (3 of them reasoning; Anthropic reports none). The agent tests sum them.
+
+def usage_of(k):
+    return 1000 + k, 50 + k
+
+
+def with_usage(provider, body, k):
+    """`body`, an SDK-built response, with the usage block its provider sends."""
+    inp, out = usage_of(k)
+    body = dict(body)
+    if provider == "openai":
+        body["usage"] = {"prompt_tokens": inp, "completion_tokens": out,
+                         "total_tokens": inp + out,
+                         "prompt_tokens_details": {"cached_tokens": 7},
+                         "completion_tokens_details": {"reasoning_tokens": 3}}
+        return sdk.dump(ChatCompletion.model_validate(body))
+    if provider == "openai-responses":
+        body["usage"] = {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out,
+                         "input_tokens_details": {"cached_tokens": 7, "cache_write_tokens": 0},
+                         "output_tokens_details": {"reasoning_tokens": 3}}
+        return sdk.dump(Response.model_validate(body))
+    if provider == "anthropic":
+        # Anthropic's input_tokens leaves out the tokens read from the cache.
+        body["usage"] = {"input_tokens": inp - 7, "output_tokens": out,
+                         "cache_read_input_tokens": 7, "cache_creation_input_tokens": 0}
+        return sdk.dump(Message.model_validate(body))
+    # Gemini's candidatesTokenCount leaves out the thoughts.
+    body["usageMetadata"] = {"promptTokenCount": inp, "candidatesTokenCount": out - 3,
+                             "thoughtsTokenCount": 3, "cachedContentTokenCount": 7,
+                             "totalTokenCount": inp + out}
+    return sdk.dump(genai.GenerateContentResponse.model_validate(body))
+
+
 def chat_stream(response):
     message = response["choices"][0]["message"]
     deltas = [({"role": "assistant", "content": ""}, None)]
@@ -177,13 +216,39 @@ def chat_stream(response):
         deltas += [({"tool_calls": [sdk.chat_call(index, arguments=piece)]}, None)
                    for piece in sdk.pieces(function["arguments"], 3) if piece]
     deltas.append(({}, response["choices"][0]["finish_reason"]))
-    return sdk.chat_stream(deltas)
+    stream = sdk.chat_stream(deltas)
+    if "usage" in response:
+        # A last chunk with no choices and the usage, as OpenAI sends when the request says
+        # `stream_options: {"include_usage": true}`.
+        chunk = sdk.dump(ChatCompletionChunk.model_validate({
+            "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1764720000,
+            "model": "gpt-test", "choices": [], "usage": response["usage"]}))
+        done = "data: [DONE]\n\n"
+        stream = stream[:-len(done)] + sdk.sse_data([chunk]) + done
+    return stream
 
 
 def anthropic_stream(message):
     inputs = [sdk.pieces(json.dumps(block["input"]), 3)
               for block in message["content"] if block["type"] == "tool_use"]
-    return sdk.anthropic_stream(message, inputs)
+    stream = sdk.anthropic_stream(message, inputs)
+    usage = message.get("usage")
+    if not usage:
+        return stream
+    # The counts as Anthropic streams them: the input's in message_start, the output's (so
+    # far) in message_delta.
+    events = []
+    for block in stream.split("\n\n"):
+        if not block:
+            continue
+        name, data = block.split("\n", 1)
+        payload = json.loads(data[len("data: "):])
+        if payload["type"] == "message_start":
+            payload["message"]["usage"] = {**usage, "output_tokens": 1}
+        elif payload["type"] == "message_delta":
+            payload["usage"] = {"output_tokens": usage["output_tokens"]}
+        events.append(f"{name}\ndata: {json.dumps(payload)}\n\n")
+    return "".join(events)
 
 
 def gemini_stream(response):
@@ -197,6 +262,8 @@ def gemini_stream(response):
                  "modelVersion": "gemini-test"}
         if i == len(parts) - 1:
             chunk["candidates"][0]["finishReason"] = candidate["finishReason"]
+            if "usageMetadata" in response:
+                chunk["usageMetadata"] = response["usageMetadata"]
         chunks.append(sdk.dump(genai.GenerateContentResponse.model_validate_json(
             json.dumps(chunk))))
     return sdk.sse_data(chunks, end="\r\n\r\n")
@@ -262,6 +329,8 @@ class Handler(BaseHTTPRequestHandler):
             seen = SEEN.setdefault(key, [])
             replies = scenario(name, provider)
             reply = replies[min(len(seen), len(replies) - 1)]
+            if reply[0] == "json":
+                reply = ("json", with_usage(provider, reply[1], len(seen)))
             seen.append({"path": "/" + "/".join(parts[5:]), "headers": headers, "body": body,
                          "errors": errors})
             with open(os.path.join(sys.argv[1], key + ".json"), "w") as record:

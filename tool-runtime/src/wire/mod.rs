@@ -235,8 +235,95 @@ pub struct ModelTurn {
     pub message: Vec<Value>,
     /// Why the model stopped, as the provider says it (`tool_calls`, `tool_use`, `STOP`, …).
     pub stop_reason: Option<String>,
+    /// The tokens the response took, when the provider said.
+    pub usage: Option<Usage>,
     /// Per call: whether the provider gave its id (Gemini's may be missing).
     provider_ids: Vec<bool>,
+}
+
+/// The tokens one model response took, as its provider reports them, in one shape for all:
+/// `cached` is the part of `input` read from the provider's cache, `reasoning` the part of
+/// `output` the model spent thinking.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[non_exhaustive]
+pub struct Usage {
+    /// The prompt's tokens: the conversation, the definitions, the cached part too.
+    pub input: u64,
+    /// The tokens the model wrote, its reasoning too.
+    pub output: u64,
+    /// Of `input`, the tokens read from the cache.
+    pub cached: u64,
+    /// Of `output`, the model's reasoning.
+    pub reasoning: u64,
+}
+
+impl Usage {
+    /// Input and output tokens: what a token budget counts.
+    pub fn total(&self) -> u64 {
+        self.input.saturating_add(self.output)
+    }
+
+    /// OpenAI Chat's `usage` (`prompt_tokens`, `completion_tokens` and their details).
+    fn openai_chat(usage: &Value) -> Option<Usage> {
+        let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+        usage.is_object().then(|| Usage {
+            input: count("/prompt_tokens"),
+            output: count("/completion_tokens"),
+            cached: count("/prompt_tokens_details/cached_tokens"),
+            reasoning: count("/completion_tokens_details/reasoning_tokens"),
+        })
+    }
+
+    /// OpenAI Responses' `usage` (`input_tokens`, `output_tokens` and their details).
+    fn openai_responses(usage: &Value) -> Option<Usage> {
+        let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+        usage.is_object().then(|| Usage {
+            input: count("/input_tokens"),
+            output: count("/output_tokens"),
+            cached: count("/input_tokens_details/cached_tokens"),
+            reasoning: count("/output_tokens_details/reasoning_tokens"),
+        })
+    }
+
+    /// Anthropic's `usage`, whose `input_tokens` leaves out what was read from or written to
+    /// the cache.
+    fn anthropic(usage: &Value) -> Option<Usage> {
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        usage.is_object().then(|| {
+            let cached = count("cache_read_input_tokens");
+            Usage {
+                input: count("input_tokens") + count("cache_creation_input_tokens") + cached,
+                output: count("output_tokens"),
+                cached,
+                reasoning: 0,
+            }
+        })
+    }
+
+    /// Gemini's `usageMetadata`, whose `candidatesTokenCount` leaves out the thoughts.
+    fn gemini(usage: &Value) -> Option<Usage> {
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        usage.is_object().then(|| {
+            let thoughts = count("thoughtsTokenCount");
+            Usage {
+                input: count("promptTokenCount"),
+                output: count("candidatesTokenCount") + thoughts,
+                cached: count("cachedContentTokenCount"),
+                reasoning: thoughts,
+            }
+        })
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cached = self.cached.saturating_add(other.cached);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+    }
 }
 
 /// One tool call as a provider sent it.
@@ -292,6 +379,7 @@ impl ModelTurn {
             calls: Vec::new(),
             message,
             stop_reason: stop_reason.and_then(Value::as_str).map(str::to_owned),
+            usage: None,
             provider_ids: Vec::new(),
         }
     }
@@ -353,6 +441,7 @@ fn read_openai_chat(mut response: Value) -> Result<ModelTurn, WireError> {
         .map(Value::take)
         .ok_or(WireError::Missing("choices[0].message"))?;
     let mut turn = ModelTurn::new(Vec::new(), choice.get("finish_reason"));
+    turn.usage = response.get("usage").and_then(Usage::openai_chat);
     if let Some(text) = message.get("content").and_then(Value::as_str) {
         turn.push_text(text);
     }
@@ -385,6 +474,7 @@ fn read_openai_responses(mut response: Value) -> Result<ModelTurn, WireError> {
         _ => return Err(WireError::Missing("output")),
     };
     let mut turn = ModelTurn::new(Vec::new(), response.get("status"));
+    turn.usage = response.get("usage").and_then(Usage::openai_responses);
     for item in &output {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
@@ -419,6 +509,7 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
         _ => return Err(WireError::Missing("content")),
     };
     let mut turn = ModelTurn::new(Vec::new(), response.get("stop_reason"));
+    turn.usage = response.get("usage").and_then(Usage::anthropic);
     for block in &content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => {
@@ -450,6 +541,7 @@ fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
         .map(Value::take)
         .ok_or(WireError::Missing("candidates[0].content"))?;
     let mut turn = ModelTurn::new(Vec::new(), candidate.get("finishReason"));
+    turn.usage = response.get("usageMetadata").and_then(Usage::gemini);
     for part in content
         .get("parts")
         .and_then(Value::as_array)

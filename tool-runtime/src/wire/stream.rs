@@ -285,6 +285,8 @@ struct ChatStream {
     by_id: HashMap<(Option<u64>, String), usize>,
     finish_reason: Option<String>,
     done: bool,
+    /// The `usage` of the last chunk that had one (sent when the request asks for it).
+    usage: Option<Value>,
 }
 
 #[derive(Debug)]
@@ -296,6 +298,9 @@ struct ChatCall {
 
 impl ChatStream {
     fn push(&mut self, chunk: &Value) -> Result<Option<String>, WireError> {
+        if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
+            self.usage = Some(usage.clone());
+        }
         let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
             return Err(WireError::Missing("choices"));
         };
@@ -467,7 +472,8 @@ impl ChatStream {
             message.insert("tool_calls".into(), calls.into());
         }
         read_openai_chat(json!({
-            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}]
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
+            "usage": self.usage,
         }))
     }
 }
@@ -714,6 +720,21 @@ impl AnthropicStream {
                 Ok(None)
             }
             "message_delta" => {
+                // Its counts are the message's so far: they replace those of message_start.
+                if let Some(Value::Object(counts)) = data.get_mut("usage").map(Value::take)
+                    && let Some(message) = &mut self.message
+                {
+                    let usage = message
+                        .entry("usage")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(usage) = usage {
+                        for (key, value) in counts {
+                            if !value.is_null() {
+                                usage.insert(key, value);
+                            }
+                        }
+                    }
+                }
                 let delta = data.get_mut("delta").map(Value::take);
                 if let Some(Value::Object(delta)) = delta
                     && let Some(message) = &mut self.message
@@ -788,6 +809,8 @@ struct GeminiStream {
     chunks: usize,
     candidate: bool,
     blocked: Option<String>,
+    /// The `usageMetadata` of the last chunk that had one: each is the response's so far.
+    usage: Option<Value>,
 }
 
 /// Which parts merge with the one before: plain text, and plain thought text; a part with a
@@ -813,6 +836,12 @@ fn plain(part: &Value) -> Option<Plain> {
 impl GeminiStream {
     fn push(&mut self, mut chunk: Value) -> Result<Option<String>, WireError> {
         self.chunks += 1;
+        if let Some(usage) = chunk
+            .get_mut("usageMetadata")
+            .filter(|usage| usage.is_object())
+        {
+            self.usage = Some(usage.take());
+        }
         if let Some(reason) = chunk
             .get("promptFeedback")
             .and_then(|feedback| feedback.get("blockReason"))
@@ -893,7 +922,8 @@ impl GeminiStream {
             "candidates": [{
                 "content": {"role": role, "parts": self.parts},
                 "finishReason": finish_reason,
-            }]
+            }],
+            "usageMetadata": self.usage,
         }))
     }
 }
