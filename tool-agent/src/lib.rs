@@ -33,6 +33,7 @@
 pub mod client;
 pub mod conversation;
 mod error;
+pub mod preview;
 pub mod request;
 mod secret;
 pub mod sse;

@@ -263,6 +263,11 @@ pub(crate) struct AgentArgs {
     /// answered as not run (exit status 4).
     #[arg(long, value_name = "N")]
     pub(crate) max_tool_calls: Option<u64>,
+    /// Show the model a head-and-tail preview of a result over TOKENS (estimated as bytes / 4)
+    /// and keep the whole in the session, where the `read_result` tool reads it on;
+    /// `TOOL=TOKENS` sets one tool's limit. Repeat for several.
+    #[arg(long, value_name = "[TOOL=]TOKENS")]
+    pub(crate) max_result_tokens: Vec<String>,
     /// The most calls of one model turn that run at once (their results keep the turn's
     /// order; an exclusive tool's call runs alone, a serial tool's never beside its own).
     #[arg(

@@ -1259,3 +1259,42 @@ fn a_model_that_never_stops_is_stopped_by_each_budget_at_its_limit() {
         );
     }
 }
+
+#[test]
+fn a_5_mb_result_becomes_a_preview_within_the_limit_and_is_kept_whole() {
+    let log = scratch().join("mcp-preview.log");
+    let server = mcp_stdio(&log);
+    let args = [
+        "--mcp",
+        &server,
+        "--mcp-prefix",
+        "py_",
+        "--mcp-allow",
+        "big",
+        "--max-result-tokens",
+        "2000",
+    ];
+    let run = run("preview", "anthropic", false, &args);
+    run.succeeded("Read.");
+    let whole: String = (0..500_000).map(|i| format!("{i:09}\n")).collect();
+    let (_, results) = calls_and_results("anthropic", run.body(1));
+    let preview = &results[0].text;
+    assert!(!results[0].is_error);
+    assert!(preview.len() <= 8000, "{} bytes", preview.len());
+    assert!(
+        preview.starts_with("000000000\n000000001\n"),
+        "{preview:.100}"
+    );
+    assert!(preview.ends_with("000499999\n"));
+    assert!(
+        preview.contains("of 5000000 bytes are not shown: the whole result is kept; read_result {\"seq\": 4, \"offset\": "),
+        "{preview}"
+    );
+    // The session keeps it byte for byte, and read_result reads it on.
+    let kept = events_of(&run.session, "tool/result");
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0]["tool"], "py_big");
+    assert_eq!(kept[0]["text"].as_str().unwrap(), whole);
+    let (_, results) = calls_and_results("anthropic", run.body(2));
+    assert_eq!(results[1].text, "000499999\n\n[the end: 5000000 bytes]");
+}

@@ -41,15 +41,26 @@ pub(crate) fn agent(
             Some(toolsets)
         }
     };
+    // The host's tools, and with previews `read_result` and the hook that shows them.
+    let previewed = match previews(&args.max_result_tokens)? {
+        Some(preview) => {
+            let mut tools = ctx.tools.clone();
+            tools.register(tool_agent::preview::ReadResult)?;
+            tools.hook(preview);
+            Some(tools)
+        }
+        None => None,
+    };
+    let base = previewed.as_ref().unwrap_or(&ctx.tools);
     #[cfg(feature = "toolsets")]
     let with_servers = toolsets
         .as_ref()
-        .map(|toolsets| toolsets.registry(&ctx.tools))
+        .map(|toolsets| toolsets.registry(base))
         .transpose()?;
     #[cfg(feature = "toolsets")]
-    let tools = with_servers.as_ref().unwrap_or(&ctx.tools);
+    let tools = with_servers.as_ref().unwrap_or(base);
     #[cfg(not(feature = "toolsets"))]
-    let tools = &ctx.tools;
+    let tools = base;
     // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
     let created = matches!(store, crate::store::Store::Files)
         && args.session.as_ref().is_none_or(|path| !path.exists());
@@ -69,7 +80,7 @@ pub(crate) fn agent(
             #[cfg(feature = "toolsets")]
             let agent_loop = match toolsets.as_mut() {
                 Some(toolsets) => agent_loop.with_tool_updates(|| {
-                    let (tools, errors) = toolsets.update(&ctx.tools)?;
+                    let (tools, errors) = toolsets.update(base)?;
                     for error in errors {
                         crate::note!("{name} agent: {error}");
                     }
@@ -97,6 +108,42 @@ pub(crate) fn agent(
         std::fs::remove_file(&path)?;
     }
     ran
+}
+
+/// The preview hook `--max-result-tokens` asks for: a default limit, and tools' own.
+fn previews(limits: &[String]) -> Result<Option<tool_agent::preview::ResultPreview>, HostError> {
+    if limits.is_empty() {
+        return Ok(None);
+    }
+    let mut default = None;
+    let mut per_tool = Vec::new();
+    for limit in limits {
+        let (tool, tokens) = match limit.rsplit_once('=') {
+            Some((tool, tokens)) => (Some(tool.trim()), tokens),
+            None => (None, limit.as_str()),
+        };
+        let tokens: usize = tokens
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| {
+                HostError::Input(format!(
+                    "--max-result-tokens {limit}: expected TOKENS or TOOL=TOKENS, TOKENS a number \
+                 above 0"
+                ))
+            })?;
+        match tool {
+            Some(tool) => per_tool.push((tool.to_owned(), tokens)),
+            None => default = Some(tokens),
+        }
+    }
+    // Tools named alone are previewed; the others never (a limit beyond any result).
+    let mut preview = tool_agent::preview::ResultPreview::new(default.unwrap_or(usize::MAX / 8));
+    for (tool, tokens) in per_tool {
+        preview = preview.for_tool(tool, tokens);
+    }
+    Ok(Some(preview))
 }
 
 fn run(

@@ -67,6 +67,12 @@ def chart() -> Image:
 
 
 @server.tool()
+def big(lines: int) -> str:
+    """Answers `lines` numbered lines of ten bytes each."""
+    return "".join(f"{i:09d}\n" for i in range(lines))
+
+
+@server.tool()
 def fail(reason: str) -> str:
     """Fails with the reason given."""
     raise ValueError(reason)
