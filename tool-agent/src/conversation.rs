@@ -224,6 +224,20 @@ impl Conversation {
         Ok(())
     }
 
+    /// The seq of the last model turn's event, when the conversation ends with one.
+    pub fn last_model_seq(&self) -> Option<u64> {
+        self.entries
+            .last()
+            .filter(|entry| entry.role == Role::Model)
+            .map(|entry| entry.seq)
+    }
+
+    /// The indices of the last model turn's calls whose outputs were recorded
+    /// ([`Conversation::record`]).
+    pub fn recorded(&self) -> Vec<usize> {
+        self.outcomes.keys().copied().collect()
+    }
+
     /// Records the output of the last model turn's call at `index`, as soon as it has it: a
     /// session resumed before the turn's results are pushed answers the call with it
     /// ([`Conversation::unanswered`]). Called from any thread, in any order.

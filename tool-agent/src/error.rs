@@ -138,6 +138,26 @@ pub enum AgentError {
     /// The model kept calling tools past the turn limit.
     #[error("the model was still calling tools after {0} turns; stopped (raise --max-turns)")]
     MaxTurns(u32),
+    /// The run paused: these calls (their ids) wait for a person's decision
+    /// ([`approval`](crate::approval)).
+    #[error("the run is paused: {} call{} wait{} for a decision ({})", calls.len(),
+        if calls.len() == 1 { "" } else { "s" }, if calls.len() == 1 { "s" } else { "" },
+        calls.join(", "))]
+    Paused {
+        /// The pending calls' ids.
+        calls: Vec<String>,
+    },
+    /// No call of that id waits for a decision.
+    #[error("no call {0} waits for a decision")]
+    NotPending(String),
+    /// Edited arguments the tool's schema refuses: the decision is not recorded.
+    #[error("the arguments for call {id} are refused: {refused}")]
+    Edit {
+        /// The call's id.
+        id: String,
+        /// The refusal a call with them would answer.
+        refused: String,
+    },
     /// The run reached one of its budgets ([`Budget`](crate::Budget)), before the request or
     /// the calls that would have passed it.
     #[error("the run reached its budget of {limit} {what} ({flag} {limit}): {stopped}")]
@@ -161,6 +181,11 @@ impl AgentError {
             self,
             AgentError::MissingKey { .. } | AgentError::BaseUrl { .. }
         )
+    }
+
+    /// Whether the run paused for decisions.
+    pub fn is_paused(&self) -> bool {
+        matches!(self, AgentError::Paused { .. })
     }
 
     /// Whether the run stopped at one of its budgets.

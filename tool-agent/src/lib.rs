@@ -30,6 +30,7 @@
 //! # Ok::<(), tool_agent::AgentError>(())
 //! ```
 
+pub mod approval;
 pub mod client;
 pub mod conversation;
 mod error;
@@ -115,6 +116,18 @@ pub struct AgentLoop<'t> {
     deadline: Option<std::time::Duration>,
     budget: Budget,
     used: Used,
+    approval: approval::ApprovalPolicy,
+    /// The turn whose calls wait for decisions, when the run is paused.
+    paused: Option<Paused>,
+}
+
+/// A turn paused for decisions: its calls, the outputs it has, the calls still pending.
+struct Paused {
+    turn: ModelTurn,
+    /// The seq of the model turn's event.
+    seq: u64,
+    outputs: Vec<Option<ToolOutput>>,
+    pending: Vec<approval::PendingCall>,
 }
 
 impl std::fmt::Debug for AgentLoop<'_> {
@@ -143,8 +156,32 @@ impl<'t> AgentLoop<'t> {
         let definitions =
             RawValue::from_string(definitions).expect("the definitions are a JSON array");
         let mut conversation = Conversation::open(agent.session().clone(), provider)?;
+        let mut paused = None;
         if let Some((turn, outputs)) = conversation.unanswered()? {
-            conversation.push(Role::Results, provider.results(&turn, &outputs))?;
+            match approval::last_pending(agent.session())? {
+                // Paused for decisions: the calls that ran keep their outputs, the pending ones
+                // wait (a call whose output was recorded is pending no more).
+                Some(pending) => {
+                    let recorded = conversation.recorded();
+                    let outputs: Vec<Option<ToolOutput>> = outputs
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, output)| recorded.contains(&index).then_some(output))
+                        .collect();
+                    let still: Vec<approval::PendingCall> = pending
+                        .calls
+                        .into_iter()
+                        .filter(|call| outputs.get(call.index).is_some_and(Option::is_none))
+                        .collect();
+                    paused = Some(Paused {
+                        turn,
+                        seq: pending.turn,
+                        outputs,
+                        pending: still,
+                    });
+                }
+                None => conversation.push(Role::Results, provider.results(&turn, &outputs))?,
+            }
         }
         Ok(AgentLoop {
             tools: Tools::Borrowed(tools),
@@ -159,6 +196,8 @@ impl<'t> AgentLoop<'t> {
             deadline: None,
             budget: Budget::default(),
             used: Used::default(),
+            approval: approval::ApprovalPolicy::new(),
+            paused,
         })
     }
 
@@ -204,6 +243,164 @@ impl<'t> AgentLoop<'t> {
             Tools::Borrowed(tools) => tools,
             Tools::Owned(tools) => tools,
         }
+    }
+
+    /// Which calls wait for a person's decision ([`approval`]); by default a tool that says it
+    /// needs approval and a destructive one.
+    pub fn with_approval(mut self, policy: approval::ApprovalPolicy) -> Self {
+        self.approval = policy;
+        self
+    }
+
+    /// The calls waiting for a decision, each with the decision it has so far (the session's,
+    /// which another process may have written), when the run is paused.
+    pub fn pending(&self) -> Result<Vec<approval::Waiting>, AgentError> {
+        let Some(paused) = &self.paused else {
+            return Ok(Vec::new());
+        };
+        let decisions = approval::decisions(self.agent.session(), paused.seq)?;
+        Ok(paused
+            .pending
+            .iter()
+            .map(|call| (call.clone(), decisions.get(&call.id).cloned()))
+            .collect())
+    }
+
+    /// Decides on the pending call `id`: edited arguments are checked against the tool's schema
+    /// first, and refused as a call with them would be ([`AgentError::Edit`]), nothing
+    /// recorded.
+    pub fn decide(&mut self, id: &str, decision: approval::Decision) -> Result<(), AgentError> {
+        let Some(paused) = &self.paused else {
+            return Err(AgentError::NotPending(id.to_owned()));
+        };
+        let Some(call) = paused.pending.iter().find(|call| call.id == id) else {
+            return Err(AgentError::NotPending(id.to_owned()));
+        };
+        if let approval::Decision::ApproveWith { args } = &decision
+            && let Some(refused) = self.refusal(&call.name, args)
+        {
+            return Err(AgentError::Edit {
+                id: id.to_owned(),
+                refused,
+            });
+        }
+        if !approval::decide(self.agent.session(), id, &decision)? {
+            return Err(AgentError::NotPending(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// What a call of `tool` with `args` would be refused with, before it runs.
+    fn refusal(&self, tool: &str, args: &str) -> Option<String> {
+        let tool = self.tools().get(tool)?;
+        tool.definition()
+            .check_args(args)
+            .map(|refused| refused.text)
+    }
+
+    /// Goes on with a paused run once every pending call is decided: the approved ones run
+    /// (once), the denied ones answer their reason, and the model is sent the turn's results;
+    /// then the loop goes on until it answers, as [`AgentLoop::prompt`] does. `Ok(None)` when
+    /// the run was not paused; [`AgentError::Paused`] while a call is undecided (or its edited
+    /// arguments were refused, which sets its decision aside).
+    pub fn resume(&mut self, observer: &mut dyn Observer) -> Result<Option<String>, AgentError> {
+        let Some(mut paused) = self.paused.take() else {
+            return Ok(None);
+        };
+        let session = self.agent.session().clone();
+        let decisions = approval::decisions(&session, paused.seq)?;
+        let mut undecided = Vec::new();
+        let mut runs: Vec<(usize, String)> = Vec::new();
+        for call in &paused.pending {
+            match decisions.get(&call.id) {
+                None => undecided.push(call.clone()),
+                Some(approval::Decision::Deny { reason }) => {
+                    paused.outputs[call.index] = Some(approval::denied(reason));
+                }
+                Some(approval::Decision::Approve) => runs.push((call.index, call.args.clone())),
+                Some(approval::Decision::ApproveWith { args }) => {
+                    match self.refusal(&call.name, args) {
+                        Some(refused) => {
+                            // Set aside: asked again.
+                            session.append(
+                                approval::DECISION_EVENT,
+                                &approval::Decided {
+                                    turn: paused.seq,
+                                    id: call.id.clone(),
+                                    decision: None,
+                                    refused: Some(refused),
+                                },
+                            )?;
+                            undecided.push(call.clone());
+                        }
+                        None => runs.push((call.index, args.clone())),
+                    }
+                }
+            }
+        }
+        if !undecided.is_empty() {
+            let calls = undecided.iter().map(|call| call.id.clone()).collect();
+            // Denials are kept as decided; nothing ran.
+            for call in &paused.pending {
+                if runs.iter().any(|(index, _)| *index == call.index) {
+                    paused.outputs[call.index] = None;
+                }
+            }
+            self.paused = Some(paused);
+            return Err(AgentError::Paused { calls });
+        }
+        let deadline = self.deadline.map(Deadline::after);
+        let outputs = self.run_calls(deadline.as_ref(), &paused.turn, &runs)?;
+        for (index, output) in outputs {
+            paused.outputs[index] = Some(output);
+        }
+        let outputs: Vec<ToolOutput> = paused
+            .outputs
+            .into_iter()
+            .map(|output| output.unwrap_or_else(|| ToolOutput::error(conversation::INTERRUPTED)))
+            .collect();
+        observer.results(&paused.turn, &outputs);
+        let provider = self.provider();
+        self.conversation
+            .push(Role::Results, provider.results(&paused.turn, &outputs))?;
+        self.turns(observer, deadline.as_ref()).map(Some)
+    }
+
+    /// Runs the calls of `turn` at `runs` (their index, the arguments to run them with), as one
+    /// batch, recording each output as soon as it has it.
+    fn run_calls(
+        &self,
+        deadline: Option<&Deadline>,
+        turn: &ModelTurn,
+        runs: &[(usize, String)],
+    ) -> Result<Vec<(usize, ToolOutput)>, AgentError> {
+        if runs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let calls: Vec<tool_runtime::ToolCall> = runs
+            .iter()
+            .map(|(index, args)| {
+                let call = &turn.calls[*index];
+                tool_runtime::ToolCall::new(call.name.clone(), args.clone())
+                    .with_id(call.id.clone())
+            })
+            .collect();
+        let unrecorded = std::sync::Mutex::new(None);
+        let conversation = &self.conversation;
+        let tools = self.tools();
+        let outputs = run_within(deadline, Exec::for_agent(self.agent.clone()), |exec| {
+            tools.call_batch_with(exec, &calls, &|at, output| {
+                let index = runs[at].0;
+                if let Err(error) = conversation.record(index, &turn.calls[index], output) {
+                    let mut first = unrecorded.lock().unwrap_or_else(|p| p.into_inner());
+                    first.get_or_insert(error);
+                }
+            })
+        });
+        if let Some(error) = unrecorded.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(error);
+        }
+        Ok(runs.iter().map(|(index, _)| *index).zip(outputs).collect())
     }
 
     /// Limits on the run: tokens, requests, tool calls ([`Budget`]).
@@ -259,14 +456,28 @@ impl<'t> AgentLoop<'t> {
         prompt: &str,
         observer: &mut dyn Observer,
     ) -> Result<String, AgentError> {
+        if let Some(paused) = &self.paused {
+            return Err(AgentError::Paused {
+                calls: paused.pending.iter().map(|call| call.id.clone()).collect(),
+            });
+        }
         if self.max_turns == 0 {
             return Err(AgentError::MaxTurns(0));
         }
         let deadline = self.deadline.map(Deadline::after);
         self.conversation.push_prompt(prompt)?;
+        self.turns(observer, deadline.as_ref())
+    }
+
+    /// Requests and the model's calls, turn after turn, until it answers without calls.
+    fn turns(
+        &mut self,
+        observer: &mut dyn Observer,
+        deadline: Option<&Deadline>,
+    ) -> Result<String, AgentError> {
         let provider = self.provider();
         for turn_number in 0..self.max_turns {
-            if let Some(deadline) = &deadline
+            if let Some(deadline) = deadline
                 && deadline.remaining().is_none()
             {
                 return Err(deadline.reached(if turn_number == 0 {
@@ -323,7 +534,7 @@ impl<'t> AgentLoop<'t> {
                 max_tokens: self.max_tokens,
             };
             let body = request::body(provider, &options, self.conversation.messages());
-            let mut turn = self.client.send_until(&body, observer, deadline.as_ref())?;
+            let mut turn = self.client.send_until(&body, observer, deadline)?;
             self.used.requests += 1;
             self.conversation
                 .push(Role::Model, std::mem::take(&mut turn.message))?;
@@ -363,27 +574,70 @@ impl<'t> AgentLoop<'t> {
             }
             self.used.tool_calls += turn.calls.len() as u64;
             observer.calls(&turn);
-            let unrecorded = std::sync::Mutex::new(None);
-            let conversation = &self.conversation;
-            let tools = match &self.tools {
-                Tools::Borrowed(tools) => *tools,
-                Tools::Owned(tools) => tools,
-            };
-            let outputs = run_within(
-                deadline.as_ref(),
-                Exec::for_agent(self.agent.clone()),
-                |exec| {
-                    tools.run_turn_with(exec, &turn, &|index, output| {
-                        if let Err(error) = conversation.record(index, &turn.calls[index], output) {
-                            let mut first = unrecorded.lock().unwrap_or_else(|p| p.into_inner());
-                            first.get_or_insert(error);
-                        }
-                    })
-                },
-            );
-            if let Some(error) = unrecorded.into_inner().unwrap_or_else(|p| p.into_inner()) {
-                return Err(error);
+            // Each call as the policy has it: run now, denied now, or waiting for a person.
+            let mut outputs: Vec<Option<ToolOutput>> = vec![None; turn.calls.len()];
+            let mut runs = Vec::new();
+            let mut pending = Vec::new();
+            for (index, call) in turn.calls.iter().enumerate() {
+                let rule = self
+                    .tools()
+                    .get(&call.name)
+                    .map_or(approval::Approve::Auto, |tool| {
+                        self.approval.rule(tool.definition())
+                    });
+                match rule {
+                    approval::Approve::Auto => runs.push((index, call.args.clone())),
+                    approval::Approve::Never => {
+                        outputs[index] = Some(approval::denied(&format!(
+                            "{} is not run without a person's approval, and this run asks none",
+                            call.name
+                        )));
+                    }
+                    approval::Approve::Ask => pending.push(approval::PendingCall {
+                        index,
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        args: call.args.clone(),
+                    }),
+                }
             }
+            if !pending.is_empty() {
+                // Recorded before the others run: a host stopped meanwhile resumes paused.
+                let seq = self.conversation.last_model_seq().unwrap_or_default();
+                self.agent.session().append(
+                    approval::PENDING_EVENT,
+                    &approval::Pending {
+                        turn: seq,
+                        calls: pending.clone(),
+                    },
+                )?;
+                for (index, output) in self.run_calls(deadline, &turn, &runs)? {
+                    outputs[index] = Some(output);
+                }
+                for (index, output) in outputs.iter().enumerate() {
+                    if let Some(output) = output
+                        && !runs.iter().any(|(ran, _)| *ran == index)
+                    {
+                        self.conversation
+                            .record(index, &turn.calls[index], output)?;
+                    }
+                }
+                let calls = pending.iter().map(|call| call.id.clone()).collect();
+                self.paused = Some(Paused {
+                    turn,
+                    seq,
+                    outputs,
+                    pending,
+                });
+                return Err(AgentError::Paused { calls });
+            }
+            for (index, output) in self.run_calls(deadline, &turn, &runs)? {
+                outputs[index] = Some(output);
+            }
+            let outputs: Vec<ToolOutput> = outputs
+                .into_iter()
+                .map(|output| output.unwrap_or_else(|| ToolOutput::error("the call was not run")))
+                .collect();
             observer.results(&turn, &outputs);
             self.conversation
                 .push(Role::Results, provider.results(&turn, &outputs))?;

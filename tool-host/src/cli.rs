@@ -126,6 +126,23 @@ pub(crate) enum Command {
     /// (a missing key), 3 when the session could not be opened or written.
     #[cfg(feature = "agent")]
     Agent(AgentArgs),
+    /// Decide on the calls a paused agent run waits for (all of them when none is named):
+    /// approve them, approve one with edited arguments, or deny them with a reason the model
+    /// reads. `agent --session` then resumes the run.
+    #[cfg(feature = "agent")]
+    Approve {
+        /// The session: its file, or its id on a database store.
+        session: PathBuf,
+        /// The calls' ids, as the pause printed them.
+        calls: Vec<String>,
+        /// Deny them, with this reason.
+        #[arg(long, value_name = "REASON", conflicts_with = "args")]
+        deny: Option<String>,
+        /// Approve the one call named with these arguments instead (a JSON object), checked
+        /// against the tool's schema when the run resumes.
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+    },
     /// Print the current todo list of a session log, or its events.
     ///
     /// A torn last line (an interrupted append) is reported on standard error and skipped; any
@@ -263,6 +280,12 @@ pub(crate) struct AgentArgs {
     /// answered as not run (exit status 4).
     #[arg(long, value_name = "N")]
     pub(crate) max_tool_calls: Option<u64>,
+    /// What becomes of a call that needs a person's decision (a tool that says so, or a
+    /// destructive one): `ask` pauses the run until it is decided, in the chat or with
+    /// `approve`; `auto` runs it; `never` answers it as not approved. `TOOL=RULE` sets one
+    /// tool's rule, whatever it declares. Repeat for several.
+    #[arg(long, value_name = "[TOOL=]ask|auto|never")]
+    pub(crate) approve: Vec<String>,
     /// Show the model a head-and-tail preview of a result over TOKENS (estimated as bytes / 4)
     /// and keep the whole in the session, where the `read_result` tool reads it on;
     /// `TOOL=TOKENS` sets one tool's limit. Repeat for several.

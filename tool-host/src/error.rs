@@ -44,7 +44,7 @@ impl HostError {
     /// The exit status: 1 for an agent loop the provider stopped, 2 for input the command
     /// cannot take (a missing API key or an unusable base URL too), 3 for everything else that
     /// stops it (a session that cannot be opened or read, above all), 4 for an agent run that
-    /// reached one of its budgets.
+    /// reached one of its budgets, 5 for one paused for a person's decision.
     pub fn exit_code(&self) -> ExitCode {
         match self {
             HostError::Input(_) => ExitCode::from(2),
@@ -54,6 +54,8 @@ impl HostError {
             HostError::Agent(error) if error.is_session() => ExitCode::from(3),
             #[cfg(feature = "agent")]
             HostError::Agent(error) if error.is_budget() => ExitCode::from(4),
+            #[cfg(feature = "agent")]
+            HostError::Agent(error) if error.is_paused() => ExitCode::from(5),
             #[cfg(feature = "agent")]
             HostError::Agent(_) => ExitCode::from(1),
             _ => ExitCode::from(3),

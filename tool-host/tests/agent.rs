@@ -1298,3 +1298,125 @@ fn a_5_mb_result_becomes_a_preview_within_the_limit_and_is_kept_whole() {
     let (_, results) = calls_and_results("anthropic", run.body(2));
     assert_eq!(results[1].text, "000499999\n\n[the end: 5000000 bytes]");
 }
+
+#[test]
+fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
+    let log = scratch().join("mcp-approve.log");
+    let _ = std::fs::remove_file(&log);
+    let _ = std::fs::remove_file(log.with_extension("log.count"));
+    let server = mcp_stdio(&log);
+    let session = scratch().join("approve.jsonl");
+    let _ = std::fs::remove_file(&session);
+    let mcp = ["--mcp", &server, "--mcp-prefix", "py_"];
+    let counter = || std::fs::read_to_string(format!("{}.count", log.display())).ok();
+    let toolhost = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let session_arg = session.to_str().unwrap();
+
+    // The destructive calls wait; todo_write, which needs no decision, runs.
+    let paused = run_on(
+        "approve",
+        "anthropic",
+        false,
+        &mcp,
+        &session,
+        &["--prompt", "go"],
+    );
+    assert_eq!(paused.code(), Some(5), "{}", paused.stderr());
+    assert!(
+        paused.stderr().contains(
+            "the run is paused: 2 calls wait for a decision (toolu_approve0, toolu_approve1)"
+        ),
+        "{}",
+        paused.stderr()
+    );
+    assert!(paused.stderr().contains("decide with `toolhost approve "));
+    assert_eq!(events_of(&session, "todo/write").len(), 1);
+    assert_eq!(counter(), None);
+
+    // From other processes: an edit the tool's schema refuses, and an approval.
+    let edited = toolhost(&[
+        "approve",
+        session_arg,
+        "toolu_approve1",
+        "--args",
+        r#"{"target": "etc/passwd"}"#,
+    ]);
+    assert!(
+        edited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&edited.stderr)
+    );
+    let approved = toolhost(&["approve", session_arg, "toolu_approve0"]);
+    assert!(approved.status.success());
+    // Resumed: the edit is refused and asked again; nothing runs meanwhile.
+    let asked = run_on("approve", "anthropic", false, &mcp, &session, &[]);
+    assert_eq!(asked.code(), Some(5), "{}", asked.stderr());
+    assert!(
+        asked
+            .stderr()
+            .contains("1 call waits for a decision (toolu_approve1)"),
+        "{}",
+        asked.stderr()
+    );
+    assert_eq!(
+        counter(),
+        None,
+        "an approved call ran before the turn was decided"
+    );
+    let refused = events_of(&session, "agent/decision");
+    assert_eq!(
+        refused.last().unwrap()["refused"],
+        "Error: invalid arguments: target: expected a string matching \"^tmp/\", got \
+         \"etc/passwd\""
+    );
+    let denied = toolhost(&[
+        "approve",
+        session_arg,
+        "toolu_approve1",
+        "--deny",
+        "not today",
+    ]);
+    assert!(denied.status.success());
+
+    // Resumed again: the approved call runs once, the denied one answers its reason.
+    let resumed = run_on("approve", "anthropic", false, &mcp, &session, &[]);
+    assert_eq!(resumed.code(), Some(0), "{}", resumed.stderr());
+    // The chat shows the model's text and the list as it stands.
+    assert_eq!(
+        resumed.stdout().matches("Done.").count(),
+        1,
+        "{}",
+        resumed.stdout()
+    );
+    assert!(
+        resumed.stdout().contains("Todos: 0/2 done"),
+        "{}",
+        resumed.stdout()
+    );
+    assert_eq!(counter().as_deref(), Some("1"));
+    let (_, results) = calls_and_results("anthropic", resumed.body(1));
+    let texts: Vec<&str> = results.iter().map(|result| result.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "1",
+            "Error: not approved: not today",
+            "Updated todo list: 1 pending, 1 in progress, 0 completed"
+        ]
+    );
+    let arrived = arrived(&log);
+    assert_eq!(arrived.len(), 1, "{arrived:?}");
+    assert_eq!(arrived[0].0, "count");
+    // Once more: nothing waits, nothing runs again.
+    let again = run_on("approve", "anthropic", false, &mcp, &session, &[]);
+    assert_eq!(again.code(), Some(0), "{}", again.stderr());
+    assert_eq!(counter().as_deref(), Some("1"));
+    let nothing = toolhost(&["approve", session_arg]);
+    assert_eq!(nothing.status.code(), Some(2));
+}

@@ -27,11 +27,13 @@ pub(crate) struct Attrs {
     pub scopes: Vec<String>,
     /// `exclusive` or `serial`: how the tool's calls may overlap the others of a batch.
     pub concurrency: Option<Ident>,
+    /// `needs_approval`: a person approves each call before it runs.
+    pub needs_approval: bool,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `exclusive`, `serial`, `timeout`, `scopes`, `assert_formats`, \
-    `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `timeout`, `scopes`, \
+    `assert_formats`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -49,6 +51,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut timeout = SetOnce::new(cx, "timeout");
     let mut scopes = SetOnce::new(cx, "scopes");
     let mut concurrency = SetOnce::new(cx, "exclusive` or `serial");
+    let mut needs_approval = SetOnce::new(cx, "needs_approval");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -101,6 +104,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             }
         } else if meta.path.is_ident("blocking") {
             blocking.set(&key, key.clone());
+        } else if meta.path.is_ident("needs_approval") {
+            needs_approval.set(&key, ());
         } else if meta.path.is_ident("exclusive") {
             concurrency.set(
                 &key,
@@ -195,6 +200,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         timeout: timeout.value,
         scopes: scopes.value.unwrap_or_default(),
         concurrency: concurrency.value,
+        needs_approval: needs_approval.value.is_some(),
     }
 }
 

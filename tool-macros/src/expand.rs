@@ -253,6 +253,11 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .as_ref()
         .map(|class| quote!(.with_concurrency(#rt::Concurrency::#class)));
 
+    let needs_approval = tool
+        .attrs
+        .needs_approval
+        .then(|| quote!(.with_needs_approval()));
+
     // The title and hints declared, and nothing else.
     let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
         let title = tool.attrs.title.iter();
@@ -381,6 +386,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #timeout
                             #scopes
                             #concurrency
+                            #needs_approval
                     })
                 }
 

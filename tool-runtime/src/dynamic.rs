@@ -160,6 +160,7 @@ pub struct DynamicToolBuilder {
     source: Option<String>,
     unchecked: bool,
     concurrency: crate::schema::Concurrency,
+    needs_approval: bool,
 }
 
 impl DynamicTool {
@@ -180,6 +181,7 @@ impl DynamicTool {
             source: None,
             unchecked: false,
             concurrency: crate::schema::Concurrency::Parallel,
+            needs_approval: false,
         }
     }
 }
@@ -215,6 +217,12 @@ impl DynamicToolBuilder {
     /// [`Concurrency`](crate::Concurrency)).
     pub fn concurrency(mut self, concurrency: crate::schema::Concurrency) -> Self {
         self.concurrency = concurrency;
+        self
+    }
+
+    /// Each call waits for a person's approval, in a host that asks.
+    pub fn needs_approval(mut self) -> Self {
+        self.needs_approval = true;
         self
     }
 
@@ -314,6 +322,9 @@ impl DynamicToolBuilder {
         }
         if let Some(timeout) = self.timeout {
             definition = definition.with_timeout(timeout);
+        }
+        if self.needs_approval {
+            definition = definition.with_needs_approval();
         }
         if let Some(reason) = definition.schema_error() {
             return Err(schema_error(reason.to_owned()));

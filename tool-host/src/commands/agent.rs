@@ -1,11 +1,13 @@
 //! `toolhost agent`: a model on a provider's API calls the host's tools.
 
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
+use tool_agent::approval::{ApprovalPolicy, Approve, Decision};
 use tool_agent::{AgentError, AgentLoop, Client, ClientConfig, Compaction, Observer, Retry};
 use tool_runtime::text::neutralize;
 use tool_runtime::wire::ModelTurn;
@@ -102,7 +104,8 @@ pub(crate) fn agent(
                 .with_context_budget(args.context_budget)
                 .with_max_tokens(args.max_tokens)
                 .with_deadline(args.deadline);
-            run(name, &agent, agent_loop, args.prompt)
+            let agent_loop = agent_loop.with_approval(approval_policy(&args.approve)?);
+            run(name, &agent, agent_loop, args.prompt, &path)
         });
     if created && agent.session().next_seq() == 1 {
         std::fs::remove_file(&path)?;
@@ -151,6 +154,7 @@ fn run(
     agent: &Agent,
     mut agent_loop: AgentLoop<'_>,
     prompt: Option<String>,
+    path: &Path,
 ) -> Result<ExitCode, HostError> {
     let mut shown = Shown {
         name,
@@ -158,17 +162,21 @@ fn run(
         events: agent.session().subscribe(),
         out: io::stdout(),
     };
+    let mut pause = Pause { name, path };
     let ran = match prompt {
-        Some(prompt) => agent_loop
-            .prompt(&prompt, &mut shown)
-            .map_err(HostError::from)
-            .and_then(|answer| {
-                let mut out = io::stdout().lock();
-                writeln!(out, "{}", printable(&answer))?;
-                out.flush()?;
-                Ok(ExitCode::SUCCESS)
-            }),
-        None => chat(name, agent, &mut agent_loop, &mut shown),
+        Some(prompt) => {
+            // A paused run goes on first; with --prompt, nobody is asked.
+            let resumed = pause
+                .settle(&mut agent_loop, &mut shown, None)
+                .and_then(|answer| answer.map(|answer| print_answer(&answer)).transpose());
+            resumed.and_then(|_| {
+                agent_loop
+                    .prompt(&prompt, &mut shown)
+                    .map_err(|error| pause.said(error))
+                    .and_then(|answer| print_answer(&answer))
+            })
+        }
+        None => chat(name, agent, &mut agent_loop, &mut shown, &mut pause),
     };
     let used = agent_loop.used();
     if used.requests > 0 {
@@ -180,6 +188,197 @@ fn run(
     ran
 }
 
+fn print_answer(answer: &str) -> Result<ExitCode, HostError> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", printable(answer))?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A run paused for decisions: asked in the chat, or said how to decide.
+struct Pause<'p> {
+    name: &'p str,
+    path: &'p Path,
+}
+
+impl Pause<'_> {
+    /// Goes on with a paused run: each undecided call asked on `lines` (when there are lines
+    /// to ask on), then resumed. The resumed run's answer, or `None` when it was not paused.
+    fn settle(
+        &mut self,
+        agent_loop: &mut AgentLoop<'_>,
+        shown: &mut Shown<'_>,
+        mut lines: Option<&mut Lines>,
+    ) -> Result<Option<String>, HostError> {
+        loop {
+            match agent_loop.resume(shown) {
+                Ok(answer) => return Ok(answer),
+                Err(error) if error.is_paused() => {}
+                Err(error) => return Err(error.into()),
+            }
+            let Some(lines) = lines.as_deref_mut() else {
+                return Err(self.said_pending(agent_loop)?);
+            };
+            for (call, decision) in agent_loop.pending()? {
+                if decision.is_some() {
+                    continue;
+                }
+                loop {
+                    writeln!(
+                        shown.out,
+                        "{} wants to run: {} {}",
+                        self.name,
+                        call.name,
+                        printable(&call.args)
+                    )?;
+                    writeln!(
+                        shown.out,
+                        "approve it? y (yes), n (no), e (edit the arguments)"
+                    )?;
+                    shown.out.flush()?;
+                    let Some(answer) = lines.next()? else {
+                        return Err(self.said_pending(agent_loop)?);
+                    };
+                    let decision = match answer.trim() {
+                        "y" | "yes" => Decision::Approve,
+                        "n" | "no" => {
+                            writeln!(shown.out, "why not? (the model reads it)")?;
+                            shown.out.flush()?;
+                            let reason = lines.next()?.unwrap_or_default();
+                            let reason = reason.trim();
+                            Decision::Deny {
+                                reason: if reason.is_empty() {
+                                    "the user declined".to_owned()
+                                } else {
+                                    reason.to_owned()
+                                },
+                            }
+                        }
+                        "e" | "edit" => {
+                            writeln!(shown.out, "the arguments, as one line of JSON:")?;
+                            shown.out.flush()?;
+                            let Some(args) = lines.next()? else {
+                                return Err(self.said_pending(agent_loop)?);
+                            };
+                            Decision::ApproveWith {
+                                args: args.trim().to_owned(),
+                            }
+                        }
+                        _ => continue,
+                    };
+                    match agent_loop.decide(&call.id, decision) {
+                        Ok(()) => break,
+                        Err(error @ AgentError::Edit { .. }) => {
+                            writeln!(shown.out, "{error}")?;
+                        }
+                        Err(error) => return Err(error.into()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The error of a run that stopped paused, after saying on standard error what waits and
+    /// how to decide.
+    fn said(&self, error: AgentError) -> HostError {
+        if error.is_paused() {
+            self.tell(&error);
+        }
+        error.into()
+    }
+
+    fn said_pending(&self, agent_loop: &AgentLoop<'_>) -> Result<HostError, HostError> {
+        let calls = agent_loop
+            .pending()?
+            .into_iter()
+            .filter(|(_, decision)| decision.is_none())
+            .map(|(call, _)| call.id)
+            .collect();
+        Ok(self.said(AgentError::Paused { calls }))
+    }
+
+    fn tell(&self, error: &AgentError) {
+        let session = self.path.display();
+        crate::note!("{} agent: {error}", self.name);
+        crate::note!(
+            "{} agent: decide with `{} approve {session} [CALL_ID…] [--deny REASON]`, then go on with `{} agent --session {session} …`",
+            self.name,
+            self.name,
+            self.name
+        );
+    }
+}
+
+/// `toolhost approve`: decides on the calls a paused run waits for.
+pub(crate) fn approve(
+    name: &str,
+    session: &tool_runtime::Session,
+    calls: &[String],
+    deny: Option<String>,
+    args: Option<String>,
+) -> Result<ExitCode, HostError> {
+    let Some(pending) = tool_agent::approval::pending(session)? else {
+        return Err(HostError::Input(
+            "no run of this session waits for a decision".to_owned(),
+        ));
+    };
+    let chosen: Vec<String> = if calls.is_empty() {
+        pending
+            .iter()
+            .filter(|(_, decision)| decision.is_none())
+            .map(|(call, _)| call.id.clone())
+            .collect()
+    } else {
+        calls.to_vec()
+    };
+    if args.is_some() && chosen.len() != 1 {
+        return Err(HostError::Input(
+            "--args edits one call: name it".to_owned(),
+        ));
+    }
+    for id in &chosen {
+        let decision = match (&deny, &args) {
+            (Some(reason), _) => Decision::Deny {
+                reason: reason.clone(),
+            },
+            (None, Some(args)) => Decision::ApproveWith { args: args.clone() },
+            (None, None) => Decision::Approve,
+        };
+        if !tool_agent::approval::decide(session, id, &decision)? {
+            return Err(HostError::Input(format!(
+                "no call {id} waits for a decision"
+            )));
+        }
+        let said = match &decision {
+            Decision::Deny { .. } => "denied",
+            Decision::ApproveWith { .. } => "approved with edited arguments",
+            _ => "approved",
+        };
+        crate::note!("{name} approve: {id} {said}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The policy `--approve` says.
+fn approval_policy(rules: &[String]) -> Result<ApprovalPolicy, HostError> {
+    let read = |rule: &str| match rule.trim() {
+        "ask" => Ok(Approve::Ask),
+        "auto" => Ok(Approve::Auto),
+        "never" => Ok(Approve::Never),
+        other => Err(HostError::Input(format!(
+            "--approve {other}: expected ask, auto or never (or TOOL=ask|auto|never)"
+        ))),
+    };
+    let mut policy = ApprovalPolicy::new();
+    for rule in rules {
+        policy = match rule.split_once('=') {
+            Some((tool, rule)) => policy.tool(tool.trim(), read(rule)?),
+            None => policy.default_to(read(rule)?),
+        };
+    }
+    Ok(policy)
+}
+
 /// The interactive chat: a prompt per line (a readline editor on a terminal), until `quit`,
 /// `exit` or the end of input. A turn the provider stops is reported and the chat goes on.
 fn chat(
@@ -187,7 +386,13 @@ fn chat(
     agent: &Agent,
     agent_loop: &mut AgentLoop<'_>,
     shown: &mut Shown<'_>,
+    pause: &mut Pause<'_>,
 ) -> Result<ExitCode, HostError> {
+    let mut lines = Lines::new()?;
+    // A paused run goes on before any prompt is read (its text shows as it comes).
+    if pause.settle(agent_loop, shown, Some(&mut lines))?.is_some() {
+        writeln!(shown.out)?;
+    }
     if let Some(todos) =
         tool_todo::current(agent.session()).map_err(|error| HostError::Input(error.to_string()))?
     {
@@ -197,7 +402,6 @@ fn chat(
             tool_todo::checklist(&todos, &crate::repl::style())
         )?;
     }
-    let mut lines = Lines::new()?;
     while let Some(line) = lines.next()? {
         let line = line.trim();
         match line {
@@ -209,6 +413,12 @@ fn chat(
             Ok(_) => writeln!(shown.out)?,
             Err(error @ AgentError::Session(_)) => return Err(error.into()),
             Err(error) if error.is_budget() => return Err(error.into()),
+            Err(error) if error.is_paused() => {
+                writeln!(shown.out)?;
+                if pause.settle(agent_loop, shown, Some(&mut lines))?.is_some() {
+                    writeln!(shown.out)?;
+                }
+            }
             Err(error) => {
                 writeln!(shown.out)?;
                 crate::note!("{name} agent: {error}");

@@ -83,6 +83,16 @@ pub(crate) fn run(
         }
         #[cfg(feature = "agent")]
         Command::Agent(args) => agent::agent(host, ctx, store, args),
+        #[cfg(feature = "agent")]
+        Command::Approve {
+            session,
+            calls,
+            deny,
+            args,
+        } => {
+            let session = open_session(name, store, &ctx.sessions, &session, OpenMode::Write)?;
+            agent::approve(name, &session, &calls, deny, args)
+        }
         #[cfg(feature = "http")]
         Command::Mcp {
             http:

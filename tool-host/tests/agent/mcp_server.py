@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
 from mcp.server.mcpserver.utilities.types import Image
 
 MODE = sys.argv[1]
@@ -64,6 +65,22 @@ def add(a: int, b: Annotated[int, Field(ge=0, le=100)]) -> int:
 def chart() -> Image:
     """Draws a chart."""
     return Image(data=PIXEL, format="png")
+
+
+@server.tool(annotations=ToolAnnotations(destructiveHint=True))
+def count(by: int) -> str:
+    """Adds to a counter kept beside the log, and answers its value (destructive: it writes)."""
+    path = LOG + ".count"
+    value = (int(open(path).read()) if os.path.exists(path) else 0) + by
+    with open(path, "w") as counter:
+        counter.write(str(value))
+    return str(value)
+
+
+@server.tool(annotations=ToolAnnotations(destructiveHint=True))
+def wipe(target: Annotated[str, Field(pattern="^tmp/")]) -> str:
+    """Wipes a path under tmp/ (destructive)."""
+    return f"wiped {target}"
 
 
 @server.tool()

@@ -155,6 +155,10 @@ def scenario(name, provider):
                 ("json", turn(calls(("py_plan", LIST_A)), None)),
                 ("json", turn(calls(("todo_write", LIST_A)), None)),
                 ("json", final("Done."))]
+    if name == "approve":
+        return [("json", turn(calls(("py_count", {"by": 1}), ("py_wipe", {"target": "tmp/a"}),
+                                    ("todo_write", LIST_A)), None)),
+                ("json", final("Done."))]
     if name == "preview":
         return [("json", turn(calls(("py_big", {"lines": 500_000})), None)),
                 ("json", turn(calls(("read_result", {"seq": 4, "offset": 4_999_990})), None)),

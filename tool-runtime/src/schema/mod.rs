@@ -62,6 +62,8 @@ pub struct Definition {
     scopes: Vec<Cow<'static, str>>,
     /// How its calls may overlap others of one batch.
     concurrency: Concurrency,
+    /// Whether a person decides on each call before it runs.
+    needs_approval: bool,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -113,6 +115,7 @@ impl Definition {
             timeout: None,
             scopes: Vec::new(),
             concurrency: Concurrency::Parallel,
+            needs_approval: false,
             rendered: Default::default(),
         }
     }
@@ -177,6 +180,31 @@ impl Definition {
     /// it says otherwise).
     pub fn concurrency(&self) -> Concurrency {
         self.concurrency
+    }
+
+    /// The same definition for a tool whose every call a person approves before it runs, in a
+    /// host that asks (`#[tool(needs_approval)]`).
+    #[must_use]
+    pub fn with_needs_approval(mut self) -> Self {
+        self.needs_approval = true;
+        self
+    }
+
+    /// Whether each call waits for a person's approval ([`Definition::with_needs_approval`]).
+    pub fn needs_approval(&self) -> bool {
+        self.needs_approval
+    }
+
+    /// Checks `args`, a call's JSON text, against the tool's schema without running it: the
+    /// refusal a call would answer (`Error: invalid arguments: …`), or `None` when they pass —
+    /// for a host that vets arguments a person edited before the call is made.
+    pub fn check_args(&self, args: &str) -> Option<crate::ToolOutput> {
+        let value: Value = match serde_json::from_str(args) {
+            Ok(value) => value,
+            Err(error) => return Some(crate::refusal::malformed_args(&error)),
+        };
+        validate::first_violation(self.checked_schema(), &value)
+            .map(|violation| crate::refusal::invalid_args(&violation.path, violation.message))
     }
 
     /// The scopes a caller needs ([`Definition::with_scopes`]); none when the tool says none.

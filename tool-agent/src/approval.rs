@@ -1,0 +1,244 @@
+//! Calls a person decides on: which ones ([`ApprovalPolicy`]), and how the decisions are kept.
+//!
+//! A call that needs approval does not run. The loop runs the turn's other calls, records the
+//! pending ones as a [`PENDING_EVENT`] of the session and stops with
+//! [`AgentError::Paused`](crate::AgentError::Paused). A decision — approve, approve with edited
+//! arguments (checked against the tool's schema again), deny with a reason the model reads — is a
+//! [`DECISION_EVENT`], written by this process ([`AgentLoop::decide`](crate::AgentLoop::decide))
+//! or by any other that opens the session ([`decide`]: `toolhost approve`). The loop resumes
+//! where it paused ([`AgentLoop::resume`](crate::AgentLoop::resume)): approved calls run once,
+//! denied ones answer their reason, and the conversation goes on.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use tool_runtime::{Definition, Session, ToolOutput};
+
+use crate::AgentError;
+
+/// The kind of the session event that records the calls of a turn waiting for a decision.
+pub const PENDING_EVENT: &str = "agent/pending";
+
+/// The kind of the session event that records a decision on one pending call.
+pub const DECISION_EVENT: &str = "agent/decision";
+
+/// What a policy does with a call that needs a decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Approve {
+    /// A person decides: the run pauses.
+    Ask,
+    /// It runs, approved by the policy.
+    Auto,
+    /// It does not run: the model reads that it was not approved.
+    Never,
+}
+
+/// Which calls need a decision, and what becomes of them: a tool that says so
+/// (`#[tool(needs_approval)]`) and, unless told otherwise, a destructive one; then `default`
+/// (ask), or the tool's own rule.
+#[derive(Clone, Debug)]
+pub struct ApprovalPolicy {
+    default: Approve,
+    destructive: bool,
+    per_tool: HashMap<String, Approve>,
+}
+
+impl Default for ApprovalPolicy {
+    fn default() -> Self {
+        ApprovalPolicy {
+            default: Approve::Ask,
+            destructive: true,
+            per_tool: HashMap::new(),
+        }
+    }
+}
+
+impl ApprovalPolicy {
+    /// Asks for tools that need approval and destructive ones.
+    pub fn new() -> Self {
+        ApprovalPolicy::default()
+    }
+
+    /// What becomes of a call that needs a decision.
+    #[must_use]
+    pub fn default_to(mut self, approve: Approve) -> Self {
+        self.default = approve;
+        self
+    }
+
+    /// Whether a tool declared destructive needs a decision (it does unless told not).
+    #[must_use]
+    pub fn destructive_asks(mut self, asks: bool) -> Self {
+        self.destructive = asks;
+        self
+    }
+
+    /// `tool`'s calls: `approve`, whatever the tool declares.
+    #[must_use]
+    pub fn tool(mut self, tool: impl Into<String>, approve: Approve) -> Self {
+        self.per_tool.insert(tool.into(), approve);
+        self
+    }
+
+    /// What becomes of a call of the tool `definition` describes.
+    pub fn rule(&self, definition: &Definition) -> Approve {
+        if let Some(&own) = self.per_tool.get(definition.name()) {
+            return own;
+        }
+        let needs = definition.needs_approval()
+            || (self.destructive && definition.annotations().destructive() == Some(true));
+        if needs { self.default } else { Approve::Auto }
+    }
+}
+
+/// One call waiting for a decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingCall {
+    /// Its place in the model's turn.
+    pub index: usize,
+    /// The call's id.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// The arguments the model sent.
+    pub args: String,
+}
+
+/// A pending call and the decision it has so far.
+pub type Waiting = (PendingCall, Option<Decision>);
+
+/// The pending calls of a turn, as [`PENDING_EVENT`] keeps them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Pending {
+    /// The seq of the model turn's event.
+    pub(crate) turn: u64,
+    pub(crate) calls: Vec<PendingCall>,
+}
+
+/// A decision on a pending call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Decision {
+    /// Run it as the model sent it.
+    Approve,
+    /// Run it with these arguments (a JSON object's text), checked against the schema again.
+    ApproveWith {
+        /// The edited arguments.
+        args: String,
+    },
+    /// Do not run it: the model reads `Error: not approved: ` and the reason.
+    Deny {
+        /// Why, for the model.
+        reason: String,
+    },
+}
+
+/// A decision as [`DECISION_EVENT`] keeps it. `refused` is the reason a decision was set aside
+/// (edited arguments the schema refuses): the call is pending again.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Decided {
+    pub(crate) turn: u64,
+    pub(crate) id: String,
+    #[serde(flatten)]
+    pub(crate) decision: Option<Decision>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) refused: Option<String>,
+}
+
+/// The answer a denied call gives the model.
+pub(crate) fn denied(reason: &str) -> ToolOutput {
+    ToolOutput::error(format!("not approved: {reason}"))
+}
+
+/// The pending calls of `session`'s last pause, each with the decision it has so far: `None`
+/// when the session is not paused.
+pub fn pending(session: &Session) -> Result<Option<Vec<Waiting>>, AgentError> {
+    let Some(paused) = last_pending(session)? else {
+        return Ok(None);
+    };
+    let decisions = decisions(session, paused.turn)?;
+    Ok(Some(
+        paused
+            .calls
+            .into_iter()
+            .map(|call| {
+                let decision = decisions.get(&call.id).cloned();
+                (call, decision)
+            })
+            .collect(),
+    ))
+}
+
+/// Records `decision` on the pending call `id` of `session`'s last pause, from any process that
+/// has the session open (the run itself need not be). `Ok(false)` when no such call is pending.
+pub fn decide(session: &Session, id: &str, decision: &Decision) -> Result<bool, AgentError> {
+    let Some(paused) = last_pending(session)? else {
+        return Ok(false);
+    };
+    if !paused.calls.iter().any(|call| call.id == id) {
+        return Ok(false);
+    }
+    session.append(
+        DECISION_EVENT,
+        &Decided {
+            turn: paused.turn,
+            id: id.to_owned(),
+            decision: Some(decision.clone()),
+            refused: None,
+        },
+    )?;
+    Ok(true)
+}
+
+/// The last pause of `session` whose turn has not been answered since.
+pub(crate) fn last_pending(session: &Session) -> Result<Option<Pending>, AgentError> {
+    let Some(event) = session.latest(PENDING_EVENT) else {
+        return Ok(None);
+    };
+    let pending: Pending = event
+        .data()
+        .map_err(|error| AgentError::Conversation(format!("event {}: {error}", event.seq)))?;
+    // Answered since: a message followed the turn (its results, at least).
+    let answered = session
+        .latest(crate::conversation::MESSAGES_KIND)
+        .is_none_or(|latest| latest.seq != pending.turn);
+    Ok((!answered).then_some(pending))
+}
+
+/// The decisions on the calls of the turn at `turn`, the latest for each call.
+pub(crate) fn decisions(
+    session: &Session,
+    turn: u64,
+) -> Result<HashMap<String, Decision>, AgentError> {
+    let mut out = HashMap::new();
+    let mut unread = None;
+    session.for_each_from(turn, &mut |event| {
+        if event.kind != DECISION_EVENT {
+            return;
+        }
+        match event.data::<Decided>() {
+            Ok(decided) if decided.turn == turn => match (decided.decision, decided.refused) {
+                (_, Some(_)) => {
+                    out.remove(&decided.id);
+                }
+                (Some(decision), None) => {
+                    out.insert(decided.id, decision);
+                }
+                (None, None) => {}
+            },
+            Ok(_) => {}
+            Err(error) => {
+                unread.get_or_insert(AgentError::Conversation(format!(
+                    "event {}: {error}",
+                    event.seq
+                )));
+            }
+        }
+    })?;
+    match unread {
+        Some(error) => Err(error),
+        None => Ok(out),
+    }
+}
