@@ -559,3 +559,116 @@ fn mcp_from_every_runtime_on_every_store() {
         }
     }
 }
+
+/// The Python MCP SDK's server of the agent tests, logging to `log`: `--mcp` for it.
+fn mcp_server(log: &Path) -> String {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = here.join("../target/venv/bin/python3");
+    let python = if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    };
+    format!(
+        "{} {} stdio {}",
+        python.display(),
+        here.join("tests/agent/mcp_server.py").display(),
+        log.display()
+    )
+}
+
+#[test]
+fn a_paused_run_killed_is_decided_by_another_process_and_resumed_on_every_store() {
+    for store in STORES {
+        let session = store.session("approve");
+        let log = scratch().join(format!("{}.log", unique("approve")));
+        let server = mcp_server(&log);
+        let base = format!(
+            "http://127.0.0.1:{}/s/approve/anthropic/plain-{store:?}",
+            provider()
+        );
+        let agent = |stdin: Stdio| {
+            store
+                .toolhost(&[
+                    "agent",
+                    "--provider",
+                    "anthropic",
+                    "--model",
+                    "m",
+                    "--base-url",
+                    &base,
+                    "--session",
+                    &session,
+                    "--mcp",
+                    &server,
+                    "--mcp-prefix",
+                    "py_",
+                ])
+                .env("ANTHROPIC_API_KEY", "ak-test")
+                .stdin(stdin)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        // A chat whose run pauses on the destructive calls and asks; killed while it asks.
+        let mut chat = agent(Stdio::piped());
+        writeln!(chat.stdin.as_mut().unwrap(), "go").unwrap();
+        let mut stdout = chat.stdout.take().unwrap();
+        let mut seen = Vec::new();
+        let mut byte = [0u8; 1];
+        while !String::from_utf8_lossy(&seen).contains("approve it?") {
+            assert_eq!(stdout.read(&mut byte).unwrap(), 1, "{}", text(&seen));
+            seen.push(byte[0]);
+        }
+        assert!(
+            text(&seen).contains("toolhost wants to run: py_count {\"by\":1}"),
+            "{}",
+            text(&seen)
+        );
+        chat.kill().unwrap();
+        chat.wait().unwrap();
+        // Another process decides: one approved, one denied.
+        let approved = store.run(&["approve", &session, "toolu_approve0"]);
+        expect(&approved, 0);
+        let denied = store.run(&["approve", &session, "toolu_approve1", "--deny", "no wiping"]);
+        expect(&denied, 0);
+        // The run goes on where it paused, before reading a prompt (there is none).
+        let resumed = agent(Stdio::null()).wait_with_output().unwrap();
+        expect(&resumed, 0);
+        assert!(
+            text(&resumed.stdout).contains("Done."),
+            "{}",
+            shown(&resumed)
+        );
+        assert_eq!(
+            std::fs::read_to_string(format!("{}.count", log.display())).unwrap(),
+            "1",
+            "{store:?}"
+        );
+        let events = store.run(&["replay", &session, "--events"]);
+        expect(&events, 0);
+        let kinds: Vec<String> = text(&events.stdout)
+            .lines()
+            .map(|line| {
+                serde_json::from_str::<Value>(line).unwrap()["kind"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .filter(|kind| kind.starts_with("agent/pending") || kind.starts_with("agent/decision"))
+            .collect();
+        assert_eq!(
+            kinds,
+            ["agent/pending", "agent/decision", "agent/decision"],
+            "{store:?}"
+        );
+        let usage = store.run(&["replay", "--usage", &session]);
+        expect(&usage, 0);
+        assert!(
+            text(&usage.stdout).starts_with("2 requests, "),
+            "{}",
+            shown(&usage)
+        );
+    }
+}
