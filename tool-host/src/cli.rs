@@ -350,30 +350,11 @@ pub(crate) fn mcp_servers(
     matches: &clap::ArgMatches,
 ) -> Result<Vec<crate::toolsets::McpServer>, String> {
     use crate::toolsets::McpServer;
-    let positions = |id: &str| -> Vec<usize> {
-        if matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
-            return Vec::new();
-        }
-        matches
-            .indices_of(id)
-            .map(Iterator::collect)
-            .unwrap_or_default()
-    };
-    let specs: Vec<(usize, &String)> = positions("mcp")
-        .into_iter()
-        .zip(matches.get_many::<String>("mcp").into_iter().flatten())
-        .collect();
+    let specs: Vec<(usize, String)> = given(matches, "mcp");
     let mut servers: Vec<McpServer> = specs
         .iter()
         .map(|(_, spec)| McpServer::parse(spec).map_err(|error| error.to_string()))
         .collect::<Result<_, _>>()?;
-    // The server an option at `position` applies to: the last `--mcp` before it.
-    let server_at = |option: &str, position: usize| -> Result<usize, String> {
-        specs
-            .iter()
-            .rposition(|(at, _)| *at < position)
-            .ok_or_else(|| format!("--{option} applies to the --mcp before it, and there is none"))
-    };
     let split = |list: &str| -> Vec<String> {
         list.split(',')
             .map(str::trim)
@@ -381,72 +362,85 @@ pub(crate) fn mcp_servers(
             .map(str::to_owned)
             .collect()
     };
+    // Each option, in order: the server it applies to (the last `--mcp` before it), once for
+    // the ones a server takes once.
     let mut seen: Vec<(&str, usize)> = Vec::new();
-    let mut once = |option: &'static str, server: usize| -> Result<(), String> {
-        if seen.contains(&(option, server)) {
+    let mut apply = |option: &'static str,
+                     once: bool,
+                     position: usize,
+                     set: &dyn Fn(McpServer) -> Result<McpServer, String>|
+     -> Result<(), String> {
+        let server = specs
+            .iter()
+            .rposition(|(at, _)| *at < position)
+            .ok_or_else(|| {
+                format!("--{option} applies to the --mcp before it, and there is none")
+            })?;
+        if once && seen.contains(&(option, server)) {
             return Err(format!(
                 "--{option} is given twice for the --mcp server {}",
                 specs[server].1
             ));
         }
         seen.push((option, server));
+        servers[server] = set(servers[server].clone())?;
         Ok(())
     };
-    for (position, prefix) in positions("mcp_prefix").into_iter().zip(
-        matches
-            .get_many::<String>("mcp_prefix")
-            .into_iter()
-            .flatten(),
-    ) {
-        let server = server_at("mcp-prefix", position)?;
-        once("mcp-prefix", server)?;
-        servers[server] = servers[server].clone().prefix(prefix);
+    for (at, prefix) in given::<String>(matches, "mcp_prefix") {
+        apply("mcp-prefix", true, at, &|server| {
+            Ok(server.prefix(prefix.clone()))
+        })?;
     }
-    for (position, list) in positions("mcp_allow").into_iter().zip(
-        matches
-            .get_many::<String>("mcp_allow")
-            .into_iter()
-            .flatten(),
-    ) {
-        let server = server_at("mcp-allow", position)?;
-        once("mcp-allow", server)?;
-        servers[server] = servers[server].clone().allow(split(list));
+    for (at, list) in given::<String>(matches, "mcp_allow") {
+        apply("mcp-allow", true, at, &|server| {
+            Ok(server.allow(split(&list)))
+        })?;
     }
-    for (position, list) in positions("mcp_deny")
-        .into_iter()
-        .zip(matches.get_many::<String>("mcp_deny").into_iter().flatten())
-    {
-        let server = server_at("mcp-deny", position)?;
-        servers[server] = servers[server].clone().deny(split(list));
+    for (at, list) in given::<String>(matches, "mcp_deny") {
+        apply("mcp-deny", false, at, &|server| {
+            Ok(server.deny(split(&list)))
+        })?;
     }
-    for (position, timeout) in positions("mcp_timeout").into_iter().zip(
-        matches
-            .get_many::<std::time::Duration>("mcp_timeout")
-            .into_iter()
-            .flatten(),
-    ) {
-        let server = server_at("mcp-timeout", position)?;
-        once("mcp-timeout", server)?;
-        servers[server] = servers[server].clone().timeout(*timeout);
+    for (at, timeout) in given::<std::time::Duration>(matches, "mcp_timeout") {
+        apply("mcp-timeout", true, at, &|server| {
+            Ok(server.timeout(timeout))
+        })?;
     }
-    for (position, var) in positions("mcp_bearer_env").into_iter().zip(
-        matches
-            .get_many::<String>("mcp_bearer_env")
-            .into_iter()
-            .flatten(),
-    ) {
-        let server = server_at("mcp-bearer-env", position)?;
-        once("mcp-bearer-env", server)?;
-        servers[server] = servers[server]
-            .clone()
-            .bearer_env(var)
-            .map_err(|error| error.to_string())?;
+    for (at, var) in given::<String>(matches, "mcp_bearer_env") {
+        apply("mcp-bearer-env", true, at, &|server| {
+            server.bearer_env(&var).map_err(|error| error.to_string())
+        })?;
     }
-    for position in positions("mcp_unchecked") {
-        let server = server_at("mcp-unchecked", position)?;
-        servers[server] = servers[server].clone().unchecked();
+    for (at, _) in given::<u8>(matches, "mcp_unchecked") {
+        apply("mcp-unchecked", false, at, &|server| Ok(server.unchecked()))?;
     }
     Ok(servers)
+}
+
+/// Each value of the option `id` given on the command line, with its place among the
+/// arguments (a flag's once per time it is given).
+#[cfg(feature = "toolsets")]
+fn given<T: Clone + Send + Sync + 'static>(
+    matches: &clap::ArgMatches,
+    id: &str,
+) -> Vec<(usize, T)> {
+    if matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+        return Vec::new();
+    }
+    let positions = matches.indices_of(id).into_iter().flatten();
+    match matches.get_many::<T>(id) {
+        Some(values) if values.len() == positions.clone().count() => {
+            positions.zip(values.cloned()).collect()
+        }
+        // A counted flag has one value for all its places.
+        Some(mut values) => {
+            let value = values.next().cloned();
+            positions
+                .filter_map(|at| value.clone().map(|value| (at, value)))
+                .collect()
+        }
+        None => Vec::new(),
+    }
 }
 
 /// What the host runs.
