@@ -2,12 +2,16 @@
 //!
 //! A call that needs approval does not run. The loop runs the turn's other calls, records the
 //! pending ones as a [`PENDING_EVENT`] of the session and stops with
-//! [`AgentError::Paused`](crate::AgentError::Paused). A decision — approve, approve with edited
+//! [`AgentError::Paused`]. A decision — approve, approve with edited
 //! arguments (checked against the tool's schema again), deny with a reason the model reads — is a
 //! [`DECISION_EVENT`], written by this process ([`AgentLoop::decide`](crate::AgentLoop::decide))
 //! or by any other that opens the session ([`decide`]: `toolhost approve`). The loop resumes
 //! where it paused ([`AgentLoop::resume`](crate::AgentLoop::resume)): approved calls run once,
 //! denied ones answer their reason, and the conversation goes on.
+//!
+//! An ACP editor is asked with `session/request_permission`: with the `acp` feature,
+//! `acp::permission_request` is the request for a pending call and `acp::decision` the decision
+//! its answer is.
 
 use std::collections::HashMap;
 
@@ -240,5 +244,78 @@ pub(crate) fn decisions(
     match unread {
         Some(error) => Err(error),
         None => Ok(out),
+    }
+}
+
+/// A pending call asked of an editor over the Agent Client Protocol: the
+/// `session/request_permission` request an ACP bridge sends, and the decision its answer is.
+#[cfg(feature = "acp")]
+pub mod acp {
+    use agent_client_protocol::v1::schema::{
+        PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+        RequestPermissionResponse, SessionId, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    };
+    use tool_runtime::Definition;
+
+    use super::{Decision, PendingCall};
+
+    /// The option that approves the call.
+    pub const APPROVE: &str = "approve";
+    /// The option that denies it.
+    pub const DENY: &str = "deny";
+
+    /// The `session/request_permission` request for `call`: the tool's title (or name) and
+    /// kind as the editor shows them, the arguments as its raw input, and two options, approve
+    /// once and deny once.
+    pub fn permission_request(
+        session_id: impl Into<SessionId>,
+        call: &PendingCall,
+        definition: Option<&Definition>,
+    ) -> RequestPermissionRequest {
+        let title = definition
+            .and_then(|definition| definition.annotations().title())
+            .unwrap_or(&call.name)
+            .to_owned();
+        let kind = match definition.map(Definition::annotations) {
+            Some(hints) if hints.read_only() == Some(true) => ToolKind::Read,
+            Some(hints) if hints.destructive() == Some(true) => ToolKind::Delete,
+            Some(hints) if hints.open_world() == Some(true) => ToolKind::Fetch,
+            _ => ToolKind::Other,
+        };
+        let raw_input = serde_json::from_str(&call.args)
+            .unwrap_or_else(|_| serde_json::Value::String(call.args.clone()));
+        RequestPermissionRequest::new(
+            session_id,
+            ToolCallUpdate::new(
+                call.id.clone(),
+                ToolCallUpdateFields::new()
+                    .title(title)
+                    .kind(kind)
+                    .raw_input(raw_input),
+            ),
+            vec![
+                PermissionOption::new(APPROVE, "Approve", PermissionOptionKind::AllowOnce),
+                PermissionOption::new(DENY, "Deny", PermissionOptionKind::RejectOnce),
+            ],
+        )
+    }
+
+    /// The decision the editor's answer is: the approve option approves; the deny option, an
+    /// option this bridge did not offer, or a cancelled prompt deny, with a reason the model
+    /// reads.
+    pub fn decision(response: &RequestPermissionResponse) -> Decision {
+        match &response.outcome {
+            RequestPermissionOutcome::Selected(selected)
+                if selected.option_id.to_string() == APPROVE =>
+            {
+                Decision::Approve
+            }
+            RequestPermissionOutcome::Selected(_) => Decision::Deny {
+                reason: "the user declined in the editor".to_owned(),
+            },
+            _ => Decision::Deny {
+                reason: "the prompt was cancelled before the call was approved".to_owned(),
+            },
+        }
     }
 }

@@ -227,3 +227,103 @@ async fn the_crates_client_receives_the_plans_its_agent_side_sends() {
         .expect("timed out")
         .expect("connection failed");
 }
+
+/// A call waiting for a person's decision, asked of an editor: the request validates against
+/// ACP's schema, goes over a real connection to the crate's client side, and each answer maps
+/// to a decision.
+#[tokio::test(flavor = "current_thread")]
+async fn a_pending_call_is_asked_of_the_editor_with_request_permission() {
+    use agent_client_protocol::v1::schema::{
+        RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+        SelectedPermissionOutcome,
+    };
+    use tool_agent::approval::acp::{decision, permission_request};
+    use tool_agent::approval::{Decision, PendingCall};
+    use tool_runtime::{Annotations, Definition};
+
+    let definition = Definition::new(
+        "delete_file",
+        "Deletes a file.",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    )
+    .with_annotations(
+        Annotations::new()
+            .with_title("Delete a file")
+            .with_destructive(true),
+    );
+    let call: PendingCall =
+        serde_json::from_value(json!({"index": 0, "id": "toolu_9", "name": "delete_file",
+            "args": "{\"path\": \"notes.txt\"}"}))
+        .unwrap();
+    let request = permission_request("acp-session", &call, Some(&definition));
+    let params = serde_json::to_value(&request).unwrap();
+    let schema = acp_schema();
+    let validator = jsonschema::draft202012::new(
+        &json!({"$ref": "#/$defs/RequestPermissionRequest", "$defs": schema["$defs"].clone()}),
+    )
+    .unwrap();
+    if let Err(error) = validator.validate(&params) {
+        panic!("{params} is not a RequestPermissionRequest: {error}");
+    }
+    assert_eq!(params["toolCall"]["title"], "Delete a file");
+    assert_eq!(params["toolCall"]["kind"], "delete");
+    assert_eq!(params["toolCall"]["rawInput"], json!({"path": "notes.txt"}));
+
+    // The editor (the crate's client side) answers: approve, then deny, then cancel.
+    let answers = std::sync::Arc::new(std::sync::Mutex::new(vec![
+        RequestPermissionOutcome::Cancelled,
+        RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("deny")),
+        RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("approve")),
+    ]));
+    let (tx, mut decided) = mpsc::unbounded::<Decision>();
+    let agent = Agent.v1().on_receive_request(
+        async move |_request: NewSessionRequest,
+                    responder: Responder<NewSessionResponse, V1>,
+                    connection: ConnectionTo<Client>| {
+            responder.respond(NewSessionResponse::new("acp-session"))?;
+            let tx = tx.clone();
+            let request = request.clone();
+            let asker = connection.clone();
+            connection.spawn(async move {
+                for _ in 0..3 {
+                    let response = asker.send_request(request.clone()).block_task().await?;
+                    tx.unbounded_send(decision(&response))
+                        .map_err(agent_client_protocol::Error::into_internal_error)?;
+                }
+                Ok(())
+            })?;
+            Ok(())
+        },
+        agent_client_protocol::on_receive_request!(),
+    );
+    let client = Client.v1().on_receive_request(
+        {
+            let answers = answers.clone();
+            async move |request: RequestPermissionRequest,
+                        responder: Responder<RequestPermissionResponse, V1>,
+                        _connection: ConnectionTo<Agent>| {
+                assert_eq!(request.tool_call.tool_call_id.to_string(), "toolu_9");
+                let outcome = answers.lock().unwrap().pop().unwrap();
+                responder.respond(RequestPermissionResponse::new(outcome))
+            }
+        },
+        agent_client_protocol::on_receive_request!(),
+    );
+    client
+        .connect_with(agent, async move |connection| {
+            connection
+                .send_request(NewSessionRequest::new("/work"))
+                .block_task()
+                .await?;
+            let mut got = Vec::new();
+            while got.len() < 3 {
+                got.push(decided.next().await.expect("three decisions"));
+            }
+            assert_eq!(got[0], Decision::Approve);
+            assert!(matches!(&got[1], Decision::Deny { reason } if reason.contains("declined")));
+            assert!(matches!(&got[2], Decision::Deny { reason } if reason.contains("cancelled")));
+            Ok(())
+        })
+        .await
+        .unwrap();
+}
