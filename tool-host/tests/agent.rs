@@ -1420,3 +1420,76 @@ fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
     let nothing = toolhost(&["approve", session_arg]);
     assert_eq!(nothing.status.code(), Some(2));
 }
+
+#[test]
+fn in_the_chat_each_pending_call_is_answered_beside_it() {
+    use std::io::Write as _;
+    let log = scratch().join("mcp-approve-inline.log");
+    let _ = std::fs::remove_file(&log);
+    let _ = std::fs::remove_file(format!("{}.count", log.display()));
+    let session = scratch().join("approve-inline.jsonl");
+    let _ = std::fs::remove_file(&session);
+    let mcp = mcp_stdio(&log);
+    let base = format!(
+        "http://127.0.0.1:{}/s/approve_inline/anthropic/plain",
+        server().port
+    );
+    let mut chat = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args([
+            "agent",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--base-url",
+            &base,
+        ])
+        .arg("--session")
+        .arg(&session)
+        .args(["--mcp", &mcp, "--mcp-prefix", "py_"])
+        .env("ANTHROPIC_API_KEY", "ak-test")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The prompt; then for the count, an edit its schema refuses, asked again and approved;
+    // for the wipe, a denial with its reason.
+    chat.stdin
+        .take()
+        .unwrap()
+        .write_all(b"go\ne\n{\"by\": \"many\"}\ny\nn\nkeep it\n")
+        .unwrap();
+    let output = chat.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains(
+            "the arguments for call toolu_approve_inline0 are refused: Error: invalid \
+             arguments: by: expected an integer, got \"many\""
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("toolhost wants to run: py_count").count(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{}.count", log.display())).unwrap(),
+        "1"
+    );
+    let requests: Vec<Value> = serde_json::from_slice(
+        &std::fs::read(server().records.join("approve_inline-anthropic-plain.json")).unwrap(),
+    )
+    .unwrap();
+    let (_, results) = calls_and_results("anthropic", &requests[1]["body"]);
+    assert_eq!(results[0].text, "1");
+    assert_eq!(results[1].text, "Error: not approved: keep it");
+}
