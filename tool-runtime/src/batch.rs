@@ -185,7 +185,12 @@ impl ToolRegistry {
         let classes = Classes::new();
         let next = AtomicUsize::new(0);
         let outputs: Vec<OnceLock<ToolOutput>> = calls.iter().map(|_| OnceLock::new()).collect();
+        // The calls' spans are children of the caller's, on whichever thread they run.
+        #[cfg(feature = "tracing")]
+        let parent = tracing::Span::current();
         let work = || {
+            #[cfg(feature = "tracing")]
+            let _parent = parent.enter();
             loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(call) = calls.get(index) else {

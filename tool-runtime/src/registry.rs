@@ -262,10 +262,42 @@ impl ToolRegistry {
     /// and then the tool itself. Each failure is an error [`ToolOutput`](crate::ToolOutput); nothing panics out.
     ///
     /// The registry's [hooks](crate::hook) decide on the call first, and see its result last.
+    ///
+    /// With the `tracing` feature (on by default), each call of a loaded tool is an
+    /// `execute_tool` span, named `execute_tool {tool}` for OpenTelemetry (`otel.name`), with
+    /// OpenTelemetry's GenAI attributes: `gen_ai.operation.name`, `gen_ai.tool.name`,
+    /// `gen_ai.tool.call.id`, and `error.type` (`tool_error`) when the call failed. Neither the
+    /// arguments nor the result are recorded. With no subscriber, a call pays one check.
     pub fn call<'a>(&'a self, name: &str, exec: &'a Exec, args: &'a str) -> ToolFuture<'a> {
         let Some(tool) = self.get(name) else {
             return ToolFuture::ready(refusal::unknown_tool(name, self.names()));
         };
+        #[cfg(feature = "tracing")]
+        {
+            let span = tracing::info_span!(
+                "execute_tool",
+                otel.name = tracing::field::Empty,
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = tool.definition().name(),
+                gen_ai.tool.call.id = tracing::field::Empty,
+                error.type = tracing::field::Empty,
+            );
+            if !span.is_disabled() {
+                return traced(span, tool.definition().name(), exec, || {
+                    self.call_hooked(tool, exec, args)
+                });
+            }
+        }
+        self.call_hooked(tool, exec, args)
+    }
+
+    /// A call of `tool` through the hooks.
+    fn call_hooked<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        exec: &'a Exec,
+        args: &'a str,
+    ) -> ToolFuture<'a> {
         if self.hooks.is_empty() {
             return self.dispatch(tool, exec, args);
         }
@@ -363,6 +395,46 @@ impl ToolRegistry {
                 future.guarded(tool_name, cancel, timeout, self.max_result_bytes, recorded)
             }
             Err(payload) => ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref())),
+        }
+    }
+}
+
+/// `call` run in `span`, which records how it ended.
+#[cfg(feature = "tracing")]
+fn traced<'a>(
+    span: tracing::Span,
+    tool: &str,
+    exec: &Exec,
+    call: impl FnOnce() -> ToolFuture<'a>,
+) -> ToolFuture<'a> {
+    span.record("otel.name", format!("execute_tool {tool}"));
+    if let Some(id) = &exec.call_id {
+        span.record("gen_ai.tool.call.id", id.as_str());
+    }
+    let future = {
+        let _entered = span.enter();
+        call()
+    };
+    let ended = |span: &tracing::Span, output: &ToolOutput| {
+        if output.is_error {
+            span.record("error.type", "tool_error");
+        }
+    };
+    match future.into_ready() {
+        Ok(output) => {
+            ended(&span, &output);
+            ToolFuture::ready(output)
+        }
+        Err(future) => {
+            let own = span.clone();
+            ToolFuture::boxed(tracing::Instrument::instrument(
+                async move {
+                    let output = future.await;
+                    ended(&own, &output);
+                    output
+                },
+                span,
+            ))
         }
     }
 }
