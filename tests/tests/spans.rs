@@ -39,6 +39,10 @@ impl Visit for Fields<'_> {
         self.0.insert(field.name().to_owned(), value.to_owned());
     }
 
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.insert(field.name().to_owned(), value.to_string());
+    }
+
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
         self.0.insert(field.name().to_owned(), format!("{value:?}"));
     }
@@ -169,4 +173,109 @@ fn each_dispatch_is_an_execute_tool_span_with_genai_attributes_and_its_caller_s_
         batch.iter().all(|span| span.parent == Some(outer_id)),
         "{batch:?}"
     );
+}
+
+/// A provider that answers each request on its own connection with the next of `replies`.
+fn provider(replies: Vec<Value>) -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for reply in replies {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap();
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let body = reply.to_string();
+            write!(
+                reader.get_mut(),
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                 connection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        }
+    });
+    port
+}
+
+#[test]
+fn an_agent_run_is_an_invoke_agent_span_with_a_chat_span_per_request_and_its_tools_under_it() {
+    use tool_agent::{AgentLoop, Client, ClientConfig};
+    use tool_runtime::wire::Provider;
+    let recorder = recorder();
+    let usage = |input: u64, output: u64| json!({"input_tokens": input, "output_tokens": output});
+    let port = provider(vec![
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+               "content": [{"type": "tool_use", "id": "toolu_span", "name": "todo_write",
+                            "input": {"todos": [{"content": "Trace it", "status": "in_progress"}]}}],
+               "stop_reason": "tool_use", "usage": usage(120, 30)}),
+        json!({"id": "msg_2", "type": "message", "role": "assistant", "model": "claude-test",
+               "content": [{"type": "text", "text": "Traced."}],
+               "stop_reason": "end_turn", "usage": usage(180, 5)}),
+    ]);
+    let mut ctx = Ctx::new();
+    ctx.plugin::<TodoWrite>().unwrap();
+    let mut config = ClientConfig::new(Provider::Anthropic, "claude-test");
+    config.base_url = Some(format!("http://127.0.0.1:{port}"));
+    config.api_key = Some("ak-test".into());
+    let session = Session::in_memory();
+    let session_id = session.id().to_owned();
+    let agent = Agent::new("traced", session);
+    let mut agent_loop = AgentLoop::new(&ctx.tools, agent, Client::new(config).unwrap()).unwrap();
+    assert_eq!(agent_loop.prompt("Trace it", &mut ()).unwrap(), "Traced.");
+
+    let spans = recorder.spans.lock().unwrap().clone();
+    let (&run_id, run) = spans
+        .iter()
+        .find(|(_, span)| {
+            span.name == "invoke_agent"
+                && span.fields.get("gen_ai.conversation.id") == Some(&session_id)
+        })
+        .expect("an invoke_agent span");
+    assert_eq!(run.fields["gen_ai.provider.name"], "anthropic");
+    assert_eq!(run.fields["gen_ai.request.model"], "claude-test");
+    let chats: Vec<&Recorded> = spans
+        .values()
+        .filter(|span| span.name == "chat" && span.parent == Some(run_id))
+        .collect();
+    assert_eq!(chats.len(), 2);
+    assert_eq!(chats[0].fields["otel.name"], "chat claude-test");
+    assert_eq!(
+        chats[0].fields["gen_ai.response.finish_reasons"],
+        "tool_use"
+    );
+    let tokens = |span: &Recorded, key: &str| span.fields[key].parse::<u64>().unwrap();
+    assert_eq!(
+        chats
+            .iter()
+            .map(|chat| tokens(chat, "gen_ai.usage.input_tokens"))
+            .sum::<u64>(),
+        300
+    );
+    assert_eq!(
+        chats
+            .iter()
+            .map(|chat| tokens(chat, "gen_ai.usage.output_tokens"))
+            .sum::<u64>(),
+        35
+    );
+    let tool = spans
+        .values()
+        .find(|span| {
+            span.fields.get("gen_ai.tool.call.id").map(String::as_str) == Some("toolu_span")
+        })
+        .expect("the call's span");
+    assert_eq!(tool.parent, Some(run_id));
 }

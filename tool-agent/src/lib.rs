@@ -307,6 +307,8 @@ impl<'t> AgentLoop<'t> {
         let Some(mut paused) = self.paused.take() else {
             return Ok(None);
         };
+        let span = self.invoke_span();
+        let _entered = span.enter();
         let session = self.agent.session().clone();
         let decisions = approval::decisions(&session, paused.seq)?;
         let mut undecided = Vec::new();
@@ -464,9 +466,24 @@ impl<'t> AgentLoop<'t> {
         if self.max_turns == 0 {
             return Err(AgentError::MaxTurns(0));
         }
+        let span = self.invoke_span();
+        let _entered = span.enter();
         let deadline = self.deadline.map(Deadline::after);
         self.conversation.push_prompt(prompt)?;
         self.turns(observer, deadline.as_ref())
+    }
+
+    /// The span of one run of the loop (a prompt, or a resumed pause): OpenTelemetry's
+    /// `invoke_agent`, with the provider, the model and the session as the conversation's id.
+    fn invoke_span(&self) -> tracing::Span {
+        tracing::info_span!(
+            "invoke_agent",
+            otel.name = "invoke_agent",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.provider.name = provider_name(self.provider()),
+            gen_ai.request.model = self.client.config().model.as_str(),
+            gen_ai.conversation.id = self.agent.session().id(),
+        )
     }
 
     /// Requests and the model's calls, turn after turn, until it answers without calls.
@@ -534,7 +551,36 @@ impl<'t> AgentLoop<'t> {
                 max_tokens: self.max_tokens,
             };
             let body = request::body(provider, &options, self.conversation.messages());
-            let mut turn = self.client.send_until(&body, observer, deadline)?;
+            let chat = tracing::info_span!(
+                "chat",
+                otel.name = tracing::field::Empty,
+                gen_ai.operation.name = "chat",
+                gen_ai.provider.name = provider_name(provider),
+                gen_ai.request.model = options.model,
+                gen_ai.response.finish_reasons = tracing::field::Empty,
+                gen_ai.usage.input_tokens = tracing::field::Empty,
+                gen_ai.usage.output_tokens = tracing::field::Empty,
+                error.type = tracing::field::Empty,
+            );
+            if !chat.is_disabled() {
+                chat.record("otel.name", format!("chat {}", options.model));
+            }
+            let sent = chat.in_scope(|| self.client.send_until(&body, observer, deadline));
+            let mut turn = match sent {
+                Ok(turn) => turn,
+                Err(error) => {
+                    chat.record("error.type", "provider_error");
+                    return Err(error);
+                }
+            };
+            if let Some(reason) = &turn.stop_reason {
+                chat.record("gen_ai.response.finish_reasons", reason.as_str());
+            }
+            if let Some(usage) = &turn.usage {
+                chat.record("gen_ai.usage.input_tokens", usage.input);
+                chat.record("gen_ai.usage.output_tokens", usage.output);
+            }
+            drop(chat);
             self.used.requests += 1;
             self.conversation
                 .push(Role::Model, std::mem::take(&mut turn.message))?;
@@ -643,6 +689,16 @@ impl<'t> AgentLoop<'t> {
                 .push(Role::Results, provider.results(&turn, &outputs))?;
         }
         Err(AgentError::MaxTurns(self.max_turns))
+    }
+}
+
+/// A provider as OpenTelemetry's `gen_ai.provider.name` names it.
+fn provider_name(provider: Provider) -> &'static str {
+    match provider {
+        Provider::OpenAiChat | Provider::OpenAiResponses => "openai",
+        Provider::Anthropic => "anthropic",
+        Provider::Gemini => "gcp.gemini",
+        _ => provider.name(),
     }
 }
 
