@@ -342,12 +342,7 @@ impl<'t> AgentLoop<'t> {
         }
         if !undecided.is_empty() {
             let calls = undecided.iter().map(|call| call.id.clone()).collect();
-            // Denials are kept as decided; nothing ran.
-            for call in &paused.pending {
-                if runs.iter().any(|(index, _)| *index == call.index) {
-                    paused.outputs[call.index] = None;
-                }
-            }
+            // Nothing ran; the decisions are read again on the next resume.
             self.paused = Some(paused);
             return Err(AgentError::Paused { calls });
         }
