@@ -267,23 +267,39 @@ impl Usage {
 
     /// OpenAI Chat's `usage` (`prompt_tokens`, `completion_tokens` and their details).
     fn openai_chat(usage: &Value) -> Option<Usage> {
-        let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-        usage.is_object().then(|| Usage {
-            input: count("/prompt_tokens"),
-            output: count("/completion_tokens"),
-            cached: count("/prompt_tokens_details/cached_tokens"),
-            reasoning: count("/completion_tokens_details/reasoning_tokens"),
-        })
+        Usage::at(
+            usage,
+            [
+                "/prompt_tokens",
+                "/completion_tokens",
+                "/prompt_tokens_details/cached_tokens",
+                "/completion_tokens_details/reasoning_tokens",
+            ],
+        )
     }
 
     /// OpenAI Responses' `usage` (`input_tokens`, `output_tokens` and their details).
     fn openai_responses(usage: &Value) -> Option<Usage> {
+        Usage::at(
+            usage,
+            [
+                "/input_tokens",
+                "/output_tokens",
+                "/input_tokens_details/cached_tokens",
+                "/output_tokens_details/reasoning_tokens",
+            ],
+        )
+    }
+
+    /// The counts at the JSON pointers `[input, output, cached, reasoning]` of `usage` (0 where
+    /// one is missing), when `usage` is an object.
+    fn at(usage: &Value, [input, output, cached, reasoning]: [&str; 4]) -> Option<Usage> {
         let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
         usage.is_object().then(|| Usage {
-            input: count("/input_tokens"),
-            output: count("/output_tokens"),
-            cached: count("/input_tokens_details/cached_tokens"),
-            reasoning: count("/output_tokens_details/reasoning_tokens"),
+            input: count(input),
+            output: count(output),
+            cached: count(cached),
+            reasoning: count(reasoning),
         })
     }
 
