@@ -6,6 +6,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+mod common;
+
 const HOST: &str = env!("CARGO_BIN_EXE_author-guarded");
 
 fn state() -> std::path::PathBuf {
@@ -37,11 +39,21 @@ fn the_repl_and_call_show_what_the_hooks_decide() {
         }
     }
     let out = String::from_utf8(repl.wait_with_output().unwrap().stdout).unwrap();
-    for shown in [DENIED, "size 20, exact false", "size 5, exact [redacted]", REFUSED] {
+    for shown in [
+        DENIED,
+        "size 20, exact false",
+        "size 5, exact [redacted]",
+        REFUSED,
+    ] {
         assert!(out.contains(shown), "{shown} not in {out}");
     }
     let call = Command::new(HOST)
-        .args(["call", "--no-agent", "page", r#"{"size": 99, "exact": true}"#])
+        .args([
+            "call",
+            "--no-agent",
+            "page",
+            r#"{"size": 99, "exact": true}"#,
+        ])
         .output()
         .unwrap();
     assert_eq!(
@@ -52,21 +64,14 @@ fn the_repl_and_call_show_what_the_hooks_decide() {
 
 #[test]
 fn an_mcp_client_reads_what_the_hooks_decide() {
-    let mut mcp = Command::new(HOST)
-        .args(["mcp", "--session-dir"])
-        .arg(state().join("mcp"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    {
-        let mut stdin = mcp.stdin.take().unwrap();
-        let call = |id: u32, name: &str, arguments: Value| {
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": name, "arguments": arguments}})
-        };
-        for message in [
+    let call = |id: u32, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+    };
+    let (answers, _) = common::mcp_exchange(
+        HOST,
+        &state().join("mcp"),
+        &[
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": "2025-06-18", "capabilities": {},
                 "clientInfo": {"name": "guarded", "version": "1"}}}),
@@ -74,21 +79,15 @@ fn an_mcp_client_reads_what_the_hooks_decide() {
             call(1, "reset", json!({})),
             call(2, "page", json!({"size": 50, "exact": true})),
             call(3, "forget", json!({"key": "number"})),
-        ] {
-            writeln!(stdin, "{message}").unwrap();
-        }
-    }
-    let output = mcp.wait_with_output().unwrap();
-    let answers: Vec<Value> = output
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(|line| serde_json::from_slice(line).unwrap())
-        .collect();
+        ],
+    );
     let result = |id: u32| {
         let answer = answers.iter().find(|answer| answer["id"] == id).unwrap();
         (
-            answer["result"]["content"][0]["text"].as_str().unwrap().to_owned(),
+            answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
             answer["result"]["isError"] == true,
         )
     };

@@ -2,9 +2,11 @@
 //! keyword is enforced as the `jsonschema` crate (the oracle) reads it, with the runtime's texts,
 //! and a host of the author's own serves them under its own name.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
+
+mod common;
 use tool_runtime::{Ctx, Exec};
 
 fn file() -> String {
@@ -51,37 +53,83 @@ fn every_keyword_of_a_schema_read_at_run_time_is_enforced_as_the_oracle_reads_it
         ctx.tool(tool).unwrap();
     }
     // The reference is inlined: the model reads one schema with no `$defs`.
-    let shown = ctx.tools.get("book").unwrap().definition().input_schema().to_string();
-    assert!(!shown.contains("$ref") && !shown.contains("$defs"), "{shown}");
+    let shown = ctx
+        .tools
+        .get("book")
+        .unwrap()
+        .definition()
+        .input_schema()
+        .to_string();
+    assert!(
+        !shown.contains("$ref") && !shown.contains("$defs"),
+        "{shown}"
+    );
     let cases = [
         ("valid", valid()),
         ("minimum", broken("", "room", Some(json!(98)))),
         ("maximum", broken("", "room", Some(json!(1000)))),
         ("multipleOf", broken("", "room", Some(json!(205)))),
-        ("integer written 2.0e2", broken("", "room", Some(json!(200.0)))),
+        (
+            "integer written 2.0e2",
+            broken("", "room", Some(json!(200.0))),
+        ),
         ("type", broken("", "room", Some(json!("204")))),
         ("exclusiveMinimum", broken("", "nights", Some(json!(0)))),
-        ("maximum of a number", broken("", "nights", Some(json!(30.5)))),
+        (
+            "maximum of a number",
+            broken("", "nights", Some(json!(30.5))),
+        ),
         ("minItems", broken("", "guests", Some(json!([])))),
-        ("maxItems", broken("", "guests", Some(json!([{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}, {"name": "E"}])))),
+        (
+            "maxItems",
+            broken(
+                "",
+                "guests",
+                Some(
+                    json!([{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}, {"name": "E"}]),
+                ),
+            ),
+        ),
         ("minLength", broken("/guests/0", "name", Some(json!("")))),
-        ("maxLength", broken("/guests/0", "name", Some(json!("Abcdefghijklmnopqrstu")))),
+        (
+            "maxLength",
+            broken("/guests/0", "name", Some(json!("Abcdefghijklmnopqrstu"))),
+        ),
         ("pattern", broken("/guests/0", "name", Some(json!("ada")))),
-        ("exclusiveMaximum", broken("/guests/0", "age", Some(json!(130)))),
+        (
+            "exclusiveMaximum",
+            broken("/guests/0", "age", Some(json!(130))),
+        ),
         ("required inside a $ref", broken("/guests/0", "name", None)),
-        ("additionalProperties inside a $ref", broken("/guests/0", "nick", Some(json!("A")))),
+        (
+            "additionalProperties inside a $ref",
+            broken("/guests/0", "nick", Some(json!("A"))),
+        ),
         ("uniqueItems", broken("", "tags", Some(json!(["a", "a"])))),
         ("enum", broken("", "kind", Some(json!("triple")))),
         ("const", broken("", "version", Some(json!(3)))),
         ("minProperties", broken("", "notes", Some(json!({})))),
-        ("maxProperties", broken("", "notes", Some(json!({"a": "1", "b": "2", "c": "3", "d": "4"})))),
+        (
+            "maxProperties",
+            broken(
+                "",
+                "notes",
+                Some(json!({"a": "1", "b": "2", "c": "3", "d": "4"})),
+            ),
+        ),
         ("propertyNames", broken("/notes", "Late", Some(json!("x")))),
-        ("additionalProperties schema", broken("/notes", "floor", Some(json!(3)))),
+        (
+            "additionalProperties schema",
+            broken("/notes", "floor", Some(json!(3))),
+        ),
         ("dependentRequired", broken("", "expiry", None)),
         ("anyOf null", broken("", "contact", Some(Value::Null))),
         ("anyOf", broken("", "contact", Some(json!(7)))),
         ("required", broken("", "kind", None)),
-        ("additionalProperties false", broken("", "extra", Some(json!(true)))),
+        (
+            "additionalProperties false",
+            broken("", "extra", Some(json!(true))),
+        ),
     ];
     let exec = Exec::new();
     for (keyword, value) in cases {
@@ -93,18 +141,30 @@ fn every_keyword_of_a_schema_read_at_run_time_is_enforced_as_the_oracle_reads_it
             out.text
         );
         if !out.is_error {
-            assert_eq!(out.data(), Some(value.clone()).map(|mut v| {
-                // An integer written with a fraction reaches the handler as an integer.
-                if v["room"] == json!(200.0) {
-                    v["room"] = json!(200);
-                }
-                v
-            }));
+            assert_eq!(
+                out.data(),
+                Some(value.clone()).map(|mut v| {
+                    // An integer written with a fraction reaches the handler as an integer.
+                    if v["room"] == json!(200.0) {
+                        v["room"] = json!(200);
+                    }
+                    v
+                })
+            );
         } else {
-            assert!(out.text.starts_with("Error: invalid arguments: "), "{}", out.text);
+            assert!(
+                out.text.starts_with("Error: invalid arguments: "),
+                "{}",
+                out.text
+            );
         }
     }
-    let text = |value: Value| ctx.tools.call("book", &exec, &value.to_string()).wait().text;
+    let text = |value: Value| {
+        ctx.tools
+            .call("book", &exec, &value.to_string())
+            .wait()
+            .text
+    };
     assert_eq!(
         text(broken("/guests/0", "name", Some(json!("ada")))),
         "Error: invalid arguments: guests[0].name: expected a string of 1 to 20 characters \
@@ -121,7 +181,10 @@ fn a_host_of_the_author_s_own_serves_them_under_its_own_name() {
     let host = env!("CARGO_BIN_EXE_author-schemas");
     let help = Command::new(host).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
-    assert!(help.starts_with("Rooms booked by tools read from a file."), "{help}");
+    assert!(
+        help.starts_with("Rooms booked by tools read from a file."),
+        "{help}"
+    );
     assert!(!help.contains("toolhost"), "{help}");
     let call = Command::new(host)
         .args(["call", "--no-agent", "book", r#"{"room": 204}"#])
@@ -132,34 +195,17 @@ fn a_host_of_the_author_s_own_serves_them_under_its_own_name() {
         String::from_utf8_lossy(&call.stdout),
         "Error: invalid arguments: missing field \"guests\"\n"
     );
-    let mut mcp = Command::new(host)
-        .args(["mcp", "--session-dir"])
-        .arg(std::env::temp_dir().join(format!("author-schemas-{}", std::process::id())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = mcp.stdin.take().unwrap();
-        for message in [
+    let (answers, stderr) = common::mcp_exchange(
+        host,
+        &std::env::temp_dir().join(format!("author-schemas-{}", std::process::id())),
+        &[
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "protocolVersion": "2025-06-18", "capabilities": {},
                 "clientInfo": {"name": "schemas", "version": "1"}}}),
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        ] {
-            writeln!(stdin, "{message}").unwrap();
-        }
-    }
-    let output = mcp.wait_with_output().unwrap();
-    let answers: Vec<Value> = output
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(|line| serde_json::from_slice(line).unwrap())
-        .collect();
+        ],
+    );
     assert_eq!(answers[0]["result"]["serverInfo"]["name"], "author-schemas");
     assert_eq!(answers[0]["result"]["serverInfo"]["version"], "0.3.0");
     let names: Vec<&str> = answers[1]["result"]["tools"]
@@ -169,5 +215,5 @@ fn a_host_of_the_author_s_own_serves_them_under_its_own_name() {
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["book", "ping"]);
-    assert!(!String::from_utf8_lossy(&output.stderr).contains("toolhost"));
+    assert!(!stderr.contains("toolhost"), "{stderr}");
 }
