@@ -201,7 +201,8 @@ impl ToolRegistry {
                 if let Some(id) = &call.id {
                     exec.call_id = Some(id.clone());
                 }
-                let class = self.get(&call.name).map_or(Concurrency::Parallel, |tool| {
+                let tool = self.get(&call.name);
+                let class = tool.map_or(Concurrency::Parallel, |tool| {
                     tool.definition().concurrency()
                 });
                 let output = {
@@ -213,8 +214,9 @@ impl ToolRegistry {
                         tool: &call.name,
                         class,
                     };
-                    catch_unwind(AssertUnwindSafe(|| {
-                        self.call(&call.name, &exec, &call.args).wait()
+                    catch_unwind(AssertUnwindSafe(|| match tool {
+                        Some(tool) => self.call_loaded(tool, &exec, &call.args).wait(),
+                        None => self.call(&call.name, &exec, &call.args).wait(),
                     }))
                     .unwrap_or_else(|payload| refusal::panicked("a batched call", payload.as_ref()))
                 };

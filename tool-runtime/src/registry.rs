@@ -269,9 +269,19 @@ impl ToolRegistry {
     /// `gen_ai.tool.call.id`, and `error.type` (`tool_error`) when the call failed. Neither the
     /// arguments nor the result are recorded. With no subscriber, a call pays one check.
     pub fn call<'a>(&'a self, name: &str, exec: &'a Exec, args: &'a str) -> ToolFuture<'a> {
-        let Some(tool) = self.get(name) else {
-            return ToolFuture::ready(refusal::unknown_tool(name, self.names()));
-        };
+        match self.get(name) {
+            Some(tool) => self.call_loaded(tool, exec, args),
+            None => ToolFuture::ready(refusal::unknown_tool(name, self.names())),
+        }
+    }
+
+    /// [`ToolRegistry::call`] of a tool already looked up.
+    pub(crate) fn call_loaded<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        exec: &'a Exec,
+        args: &'a str,
+    ) -> ToolFuture<'a> {
         #[cfg(feature = "tracing")]
         {
             let span = tracing::info_span!(
