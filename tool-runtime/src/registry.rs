@@ -44,6 +44,8 @@ pub struct ToolRegistry {
     hooks: Vec<Arc<dyn Hook>>,
     /// The most calls of one batch that run at once.
     max_parallel: usize,
+    /// Whether a call's span records its arguments and result.
+    trace_content: bool,
 }
 
 impl Default for ToolRegistry {
@@ -61,6 +63,7 @@ impl Default for ToolRegistry {
             definitions_by_dialect: Default::default(),
             hooks: Vec::new(),
             max_parallel: crate::batch::DEFAULT_MAX_PARALLEL,
+            trace_content: false,
         }
     }
 }
@@ -92,6 +95,7 @@ impl Clone for ToolRegistry {
             definitions_by_dialect: self.definitions_by_dialect.clone(),
             hooks: self.hooks.clone(),
             max_parallel: self.max_parallel,
+            trace_content: self.trace_content,
         }
     }
 }
@@ -266,8 +270,11 @@ impl ToolRegistry {
     /// With the `tracing` feature (on by default), each call of a loaded tool is an
     /// `execute_tool` span, named `execute_tool {tool}` for OpenTelemetry (`otel.name`), with
     /// OpenTelemetry's GenAI attributes: `gen_ai.operation.name`, `gen_ai.tool.name`,
-    /// `gen_ai.tool.call.id`, and `error.type` (`tool_error`) when the call failed. Neither the
-    /// arguments nor the result are recorded. With no subscriber, a call pays one check.
+    /// `gen_ai.tool.type`, `gen_ai.tool.call.id`, `gen_ai.conversation.id` (the owning agent's
+    /// session), and `error.type` (`tool_error`) when the call failed. The arguments and the
+    /// result's text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) are recorded only
+    /// after [`ToolRegistry::set_trace_content`], since they may hold secrets. With no
+    /// subscriber, a call pays one check.
     pub fn call<'a>(&'a self, name: &str, exec: &'a Exec, args: &'a str) -> ToolFuture<'a> {
         match self.get(name) {
             Some(tool) => self.call_loaded(tool, exec, args),
@@ -289,11 +296,20 @@ impl ToolRegistry {
                 otel.name = tracing::field::Empty,
                 gen_ai.operation.name = "execute_tool",
                 gen_ai.tool.name = tool.definition().name(),
+                gen_ai.tool.type = "function",
                 gen_ai.tool.call.id = tracing::field::Empty,
+                gen_ai.conversation.id = tracing::field::Empty,
+                gen_ai.tool.call.arguments = tracing::field::Empty,
+                gen_ai.tool.call.result = tracing::field::Empty,
                 error.type = tracing::field::Empty,
+                otel.status_code = tracing::field::Empty,
             );
             if !span.is_disabled() {
-                return traced(span, tool.definition().name(), exec, || {
+                if self.trace_content {
+                    span.record("gen_ai.tool.call.arguments", args);
+                }
+                let content = self.trace_content;
+                return traced(span, tool.definition().name(), exec, content, || {
                     self.call_hooked(tool, exec, args)
                 });
             }
@@ -350,6 +366,12 @@ impl ToolRegistry {
                 after(&args, output)
             }),
         }
+    }
+
+    /// Whether each call's `execute_tool` span records the call's arguments and its result's
+    /// text (off unless set): for a trace backend trusted with what the model sends and reads.
+    pub fn set_trace_content(&mut self, record: bool) {
+        self.trace_content = record;
     }
 
     /// At most `max` calls of one batch run at once (at least 1; 16 unless set).
@@ -415,19 +437,27 @@ fn traced<'a>(
     span: tracing::Span,
     tool: &str,
     exec: &Exec,
+    content: bool,
     call: impl FnOnce() -> ToolFuture<'a>,
 ) -> ToolFuture<'a> {
     span.record("otel.name", format!("execute_tool {tool}"));
     if let Some(id) = &exec.call_id {
         span.record("gen_ai.tool.call.id", id.as_str());
     }
+    if let Some(agent) = &exec.agent {
+        span.record("gen_ai.conversation.id", agent.session().id());
+    }
     let future = {
         let _entered = span.enter();
         call()
     };
-    let ended = |span: &tracing::Span, output: &ToolOutput| {
+    let ended = move |span: &tracing::Span, output: &ToolOutput| {
         if output.is_error {
             span.record("error.type", "tool_error");
+            span.record("otel.status_code", "error");
+        }
+        if content {
+            span.record("gen_ai.tool.call.result", output.text.as_str());
         }
     };
     match future.into_ready() {

@@ -910,6 +910,10 @@ const SEQ_RANGE: &str = "SELECT count(*), coalesce(min(seq), 1), coalesce(max(se
 const MAX_SEQ: u64 = i64::MAX as u64;
 
 impl Log for PgLog {
+    fn store(&self) -> &'static str {
+        "postgres"
+    }
+
     fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
         if self.mode == OpenMode::Read {
             return Err(SessionError::Store {

@@ -418,6 +418,10 @@ impl JsonlLog {
 }
 
 impl Log for JsonlLog {
+    fn store(&self) -> &'static str {
+        "files"
+    }
+
     fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
         if let Some(reason) = &self.failure {
             return Err(SessionError::Failed {

@@ -67,6 +67,12 @@ pub trait Log: Send + 'static {
         Ok(latest)
     }
 
+    /// The kind of store the log keeps its events in, as traces and metrics name it (`files`,
+    /// `postgres`, `memory`…). `"custom"` unless a backend says otherwise.
+    fn store(&self) -> &'static str {
+        "custom"
+    }
+
     /// Whether the log only reads events another writer keeps (a file opened for reading), so it
     /// may hold more than this session appended. `false` unless a backend says otherwise.
     fn follows_another_writer(&self) -> bool {

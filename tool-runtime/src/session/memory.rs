@@ -21,6 +21,10 @@ impl MemoryLog {
 }
 
 impl Log for MemoryLog {
+    fn store(&self) -> &'static str {
+        "memory"
+    }
+
     fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
         self.events.push(Arc::clone(event));
         Ok(Ack::durable())

@@ -163,12 +163,34 @@ impl Session {
     }
 
     fn append_blocking(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
+        // From the wait for the batch's turn to the log's acknowledgement: what an append costs
+        // its caller.
+        #[cfg(feature = "tracing")]
+        let span = tracing::info_span!(
+            "session.append",
+            toolhost.session.store = tracing::field::Empty,
+            toolhost.session.seq = tracing::field::Empty,
+            gen_ai.conversation.id = self.id(),
+            error.type = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        #[cfg(feature = "tracing")]
+        let _entered = span.enter();
         if let Some(turn) = &self.turn {
             turn.wait();
         }
         let (seq, ack) = {
             let mut state = self.lock();
             let seq = state.next_seq;
+            #[cfg(feature = "tracing")]
+            if !span.is_disabled() {
+                span.record("toolhost.session.store", state.log.store());
+                // As an integer: OpenTelemetry has no unsigned ones.
+                span.record(
+                    "toolhost.session.seq",
+                    i64::try_from(seq).unwrap_or(i64::MAX),
+                );
+            }
             let event = Arc::new(event(seq));
             let kind = event.kind.as_str();
             let ack = state.log.append(&event)?;
@@ -186,7 +208,13 @@ impl Session {
             let _ = self.shared.live.send(event);
             (seq, ack)
         };
-        ack.wait()?;
+        let acknowledged = ack.wait();
+        #[cfg(feature = "tracing")]
+        if acknowledged.is_err() {
+            span.record("error.type", "session_error");
+            span.record("otel.status_code", "error");
+        }
+        acknowledged?;
         Ok(seq)
     }
 

@@ -237,6 +237,10 @@ pub struct ModelTurn {
     pub stop_reason: Option<String>,
     /// The tokens the response took, when the provider said.
     pub usage: Option<Usage>,
+    /// The response's id, when the provider gave one (`id`; Gemini's `responseId`).
+    pub response_id: Option<String>,
+    /// The model that answered, as the provider names it (`model`; Gemini's `modelVersion`).
+    pub response_model: Option<String>,
     /// Per call: whether the provider gave its id (Gemini's may be missing).
     provider_ids: Vec<bool>,
 }
@@ -396,8 +400,17 @@ impl ModelTurn {
             message,
             stop_reason: stop_reason.and_then(Value::as_str).map(str::to_owned),
             usage: None,
+            response_id: None,
+            response_model: None,
             provider_ids: Vec::new(),
         }
+    }
+
+    /// The response's id and model, read from `response`'s members `id` and `model`.
+    fn identify(&mut self, response: &Value, id: &str, model: &str) {
+        let text = |key| response.get(key).and_then(Value::as_str).map(str::to_owned);
+        self.response_id = text(id);
+        self.response_model = text(model);
     }
 
     fn push_text(&mut self, text: &str) {
@@ -458,6 +471,7 @@ fn read_openai_chat(mut response: Value) -> Result<ModelTurn, WireError> {
         .ok_or(WireError::Missing("choices[0].message"))?;
     let mut turn = ModelTurn::new(Vec::new(), choice.get("finish_reason"));
     turn.usage = response.get("usage").and_then(Usage::openai_chat);
+    turn.identify(&response, "id", "model");
     if let Some(text) = message.get("content").and_then(Value::as_str) {
         turn.push_text(text);
     }
@@ -491,6 +505,7 @@ fn read_openai_responses(mut response: Value) -> Result<ModelTurn, WireError> {
     };
     let mut turn = ModelTurn::new(Vec::new(), response.get("status"));
     turn.usage = response.get("usage").and_then(Usage::openai_responses);
+    turn.identify(&response, "id", "model");
     for item in &output {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
@@ -526,6 +541,7 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
     };
     let mut turn = ModelTurn::new(Vec::new(), response.get("stop_reason"));
     turn.usage = response.get("usage").and_then(Usage::anthropic);
+    turn.identify(&response, "id", "model");
     for block in &content {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => {
@@ -558,6 +574,7 @@ fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
         .ok_or(WireError::Missing("candidates[0].content"))?;
     let mut turn = ModelTurn::new(Vec::new(), candidate.get("finishReason"));
     turn.usage = response.get("usageMetadata").and_then(Usage::gemini);
+    turn.identify(&response, "responseId", "modelVersion");
     for part in content
         .get("parts")
         .and_then(Value::as_array)

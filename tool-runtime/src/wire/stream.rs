@@ -287,6 +287,9 @@ struct ChatStream {
     done: bool,
     /// The `usage` of the last chunk that had one (sent when the request asks for it).
     usage: Option<Value>,
+    /// The response's `id` and `model`, as the chunks carry them.
+    id: Option<Value>,
+    model: Option<Value>,
 }
 
 #[derive(Debug)]
@@ -300,6 +303,13 @@ impl ChatStream {
     fn push(&mut self, chunk: &Value) -> Result<Option<String>, WireError> {
         if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
             self.usage = Some(usage.clone());
+        }
+        if self.id.is_none() {
+            self.id = chunk.get("id").filter(|id| id.is_string()).cloned();
+            self.model = chunk
+                .get("model")
+                .filter(|model| model.is_string())
+                .cloned();
         }
         let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
             return Err(WireError::Missing("choices"));
@@ -472,6 +482,8 @@ impl ChatStream {
             message.insert("tool_calls".into(), calls.into());
         }
         read_openai_chat(json!({
+            "id": self.id,
+            "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
             "usage": self.usage,
         }))
@@ -811,6 +823,9 @@ struct GeminiStream {
     blocked: Option<String>,
     /// The `usageMetadata` of the last chunk that had one: each is the response's so far.
     usage: Option<Value>,
+    /// The response's `responseId` and `modelVersion`, as the chunks carry them.
+    id: Option<Value>,
+    model: Option<Value>,
 }
 
 /// Which parts merge with the one before: plain text, and plain thought text; a part with a
@@ -836,6 +851,10 @@ fn plain(part: &Value) -> Option<Plain> {
 impl GeminiStream {
     fn push(&mut self, mut chunk: Value) -> Result<Option<String>, WireError> {
         self.chunks += 1;
+        if self.id.is_none() {
+            self.id = chunk.get_mut("responseId").map(Value::take);
+            self.model = chunk.get_mut("modelVersion").map(Value::take);
+        }
         if let Some(usage) = chunk
             .get_mut("usageMetadata")
             .filter(|usage| usage.is_object())
@@ -924,6 +943,8 @@ impl GeminiStream {
                 "finishReason": finish_reason,
             }],
             "usageMetadata": self.usage,
+            "responseId": self.id,
+            "modelVersion": self.model,
         }))
     }
 }
