@@ -361,11 +361,19 @@ impl Client {
                         .reached(format!("its next retry would pass it; {last}")));
                 }
                 (false, Ok(wait)) => {
-                    observer.retrying(&Retry {
+                    let retry = Retry {
                         attempt,
                         wait,
                         reason: self.secret.redact(&failure.reason()).into_owned(),
-                    });
+                    };
+                    // An event of the request's `chat` span, for a trace to show the retries.
+                    tracing::info!(
+                        http.request.resend_count = i64::from(attempt),
+                        toolhost.retry.wait_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
+                        error.type = retry.reason.as_str(),
+                        "retry",
+                    );
+                    observer.retrying(&retry);
                     std::thread::sleep(wait);
                 }
                 (_, asked) => return Err(failure.into_error(self, attempt, asked.err())),

@@ -549,13 +549,18 @@ impl<'t> AgentLoop<'t> {
             let chat = tracing::info_span!(
                 "chat",
                 otel.name = tracing::field::Empty,
+                otel.kind = "client",
                 gen_ai.operation.name = "chat",
                 gen_ai.provider.name = provider_name(provider),
                 gen_ai.request.model = options.model,
+                gen_ai.conversation.id = self.agent.session().id(),
+                gen_ai.response.id = tracing::field::Empty,
+                gen_ai.response.model = tracing::field::Empty,
                 gen_ai.response.finish_reasons = tracing::field::Empty,
                 gen_ai.usage.input_tokens = tracing::field::Empty,
                 gen_ai.usage.output_tokens = tracing::field::Empty,
                 error.type = tracing::field::Empty,
+                otel.status_code = tracing::field::Empty,
             );
             if !chat.is_disabled() {
                 chat.record("otel.name", format!("chat {}", options.model));
@@ -565,15 +570,23 @@ impl<'t> AgentLoop<'t> {
                 Ok(turn) => turn,
                 Err(error) => {
                     chat.record("error.type", "provider_error");
+                    chat.record("otel.status_code", "error");
                     return Err(error);
                 }
             };
+            if let Some(id) = &turn.response_id {
+                chat.record("gen_ai.response.id", id.as_str());
+            }
+            if let Some(model) = &turn.response_model {
+                chat.record("gen_ai.response.model", model.as_str());
+            }
             if let Some(reason) = &turn.stop_reason {
                 chat.record("gen_ai.response.finish_reasons", reason.as_str());
             }
             if let Some(usage) = &turn.usage {
-                chat.record("gen_ai.usage.input_tokens", usage.input);
-                chat.record("gen_ai.usage.output_tokens", usage.output);
+                // As integers: OpenTelemetry has no unsigned ones.
+                chat.record("gen_ai.usage.input_tokens", signed(usage.input));
+                chat.record("gen_ai.usage.output_tokens", signed(usage.output));
             }
             drop(chat);
             self.used.requests += 1;
@@ -723,4 +736,9 @@ fn run_within<T>(deadline: Option<&Deadline>, exec: Exec, calls: impl FnOnce(&Ex
         drop(done);
         result
     })
+}
+
+/// A count as OpenTelemetry's signed integer (a `u64` would reach it as text).
+fn signed(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
 }
