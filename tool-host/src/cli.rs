@@ -25,6 +25,22 @@ pub(crate) struct Cli {
     /// answered that plan mode does not run it.
     #[arg(long, global = true, value_enum, default_value_t = Mode::Default)]
     pub(crate) mode: Mode,
+    /// Export traces and metrics over OTLP/HTTP (protobuf bodies) to this base URL, as
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` does (which works too): `/v1/traces` and `/v1/metrics`
+    /// under it. See the `tool_host::telemetry` docs for the spans and metrics.
+    #[cfg(feature = "otel")]
+    #[arg(long, global = true, value_name = "URL")]
+    pub(crate) otlp_endpoint: Option<String>,
+    /// Record each tool call's arguments and result in its span. Off by default: they may hold
+    /// secrets.
+    #[cfg(feature = "otel")]
+    #[arg(
+        long,
+        global = true,
+        env = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub(crate) otlp_content: bool,
     #[command(subcommand)]
     pub(crate) command: Command,
 }

@@ -193,6 +193,21 @@ impl Host {
                 }
             }
         }
+        // Exported from here on, and flushed when it drops, as the command returns.
+        #[cfg(feature = "otel")]
+        let _telemetry = match crate::telemetry::Telemetry::start(&crate::telemetry::Settings {
+            endpoint: cli.otlp_endpoint.as_deref(),
+            name,
+            version,
+        }) {
+            Ok(telemetry) => telemetry,
+            Err(error) => {
+                crate::note!("{name}: {error}");
+                return ExitCode::from(2);
+            }
+        };
+        #[cfg(feature = "otel")]
+        let trace_content = cli.otlp_content;
         let mcp_limits = match &cli.command {
             #[cfg(feature = "mcp")]
             Command::Mcp {
@@ -223,6 +238,8 @@ impl Host {
         #[cfg(not(feature = "agent"))]
         let max_parallel: Option<usize> = None;
         let ctx = host.build(|ctx| {
+            #[cfg(feature = "otel")]
+            ctx.tools.set_trace_content(trace_content);
             if let Some(max) = max_parallel {
                 ctx.tools.set_max_parallel(max);
             }

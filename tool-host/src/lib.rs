@@ -37,6 +37,8 @@ mod host;
 pub mod mcp;
 pub mod repl;
 mod store;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 #[cfg(feature = "toolsets")]
 pub mod toolsets;
 

@@ -443,11 +443,33 @@ impl fmt::Debug for Toolsets {
     }
 }
 
+/// How long closing the connections may take when the toolsets are dropped: a command server
+/// gets 3 s to exit once its input is closed, and 3 s more after SIGTERM (rmcp's shutdown).
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(8);
+
 impl Drop for Toolsets {
+    /// Closes every connection as MCP's shutdown says: a command server's input is closed and
+    /// its exit waited for (then SIGTERM, then SIGKILL), so it ends as it chooses, its own
+    /// telemetry sent and its session let go; the servers are closed at once, not one by one.
     fn drop(&mut self) {
-        for server in &self.servers {
-            server.service.cancellation_token().cancel();
+        let servers = std::mem::take(&mut self.servers);
+        if tokio::runtime::Handle::try_current().is_ok() {
+            // Dropped inside an async runtime, where this one cannot be waited on: the
+            // connections are cancelled, and their servers killed when the runtime stops.
+            for server in &servers {
+                server.service.cancellation_token().cancel();
+            }
+            return;
         }
+        self.runtime.block_on(async move {
+            let mut closing = tokio::task::JoinSet::new();
+            for mut server in servers {
+                closing.spawn(async move {
+                    let _ = server.service.close_with_timeout(CLOSE_TIMEOUT).await;
+                });
+            }
+            while closing.join_next().await.is_some() {}
+        });
     }
 }
 
@@ -678,19 +700,42 @@ impl Forward {
     fn call(&self, call: Call, args: Value) -> impl Future<Output = ToolOutput> + Send + use<> {
         let forward = self.clone();
         let cancel = call.cancel().clone();
-        let task = self.handle.spawn(async move {
-            let Value::Object(arguments) = args else {
-                return ToolOutput::error("invalid arguments: expected an object");
-            };
-            let params = CallToolRequestParams::new(forward.name.clone()).with_arguments(arguments);
-            tokio::select! {
-                // Dropping the call tells the server to cancel it.
-                () = cancel.cancelled() => ToolOutput::error(format!(
-                    "the call to the MCP server {} was cancelled", forward.label
-                )),
-                result = forward.peer.call_tool(params) => forward.output(result),
-            }
-        });
+        // The client's side of the call (OpenTelemetry's MCP conventions), a child of the call's
+        // `execute_tool` span; its trace context goes in the request's `_meta`.
+        let span = tracing::info_span!(
+            "mcp.client",
+            otel.name = tracing::field::Empty,
+            otel.kind = "client",
+            mcp.method.name = "tools/call",
+            gen_ai.tool.name = forward.name.as_str(),
+        );
+        if !span.is_disabled() {
+            span.record("otel.name", format!("tools/call {}", forward.name));
+        }
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut meta = rmcp::model::RequestMetaObject::default();
+        #[cfg(feature = "otel")]
+        crate::telemetry::inject(&span, &mut meta);
+        let task = self.handle.spawn(tracing::Instrument::instrument(
+            async move {
+                let Value::Object(arguments) = args else {
+                    return ToolOutput::error("invalid arguments: expected an object");
+                };
+                let mut params =
+                    CallToolRequestParams::new(forward.name.clone()).with_arguments(arguments);
+                if !meta.is_empty() {
+                    params.meta = Some(meta);
+                }
+                tokio::select! {
+                    // Dropping the call tells the server to cancel it.
+                    () = cancel.cancelled() => ToolOutput::error(format!(
+                        "the call to the MCP server {} was cancelled", forward.label
+                    )),
+                    result = forward.peer.call_tool(params) => forward.output(result),
+                }
+            },
+            span,
+        ));
         let label = Arc::clone(&self.label);
         async move {
             task.await.unwrap_or_else(|error| {

@@ -190,6 +190,64 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let span = self.call_span(&request, &context);
+        tracing::Instrument::instrument(self.serve_call(request, context), span).await
+    }
+}
+
+impl McpServer {
+    /// The span of one `tools/call` served (OpenTelemetry's MCP conventions): a child of the
+    /// caller's when the request carries its trace context.
+    fn call_span(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> tracing::Span {
+        let span = tracing::info_span!(
+            "mcp.server",
+            otel.name = tracing::field::Empty,
+            otel.kind = "server",
+            mcp.method.name = "tools/call",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = request.name.as_ref(),
+            jsonrpc.request.id = tracing::field::Empty,
+            network.transport = tracing::field::Empty,
+        );
+        if span.is_disabled() {
+            return span;
+        }
+        span.record("otel.name", format!("tools/call {}", request.name));
+        span.record("jsonrpc.request.id", context.id.to_string());
+        #[cfg(feature = "http")]
+        let headers = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .map(|parts| &parts.headers);
+        #[cfg(feature = "http")]
+        let over_http = headers.is_some();
+        #[cfg(not(feature = "http"))]
+        let over_http = false;
+        span.record("network.transport", if over_http { "tcp" } else { "pipe" });
+        // rmcp moves a request's `_meta` into its context.
+        #[cfg(feature = "otel")]
+        {
+            let meta: &serde_json::Map<String, serde_json::Value> = match &request.meta {
+                Some(meta) => meta,
+                None => &context.meta,
+            };
+            #[cfg(not(feature = "http"))]
+            let headers = None;
+            crate::telemetry::adopt_remote_parent(&span, meta, headers);
+        }
+        span
+    }
+
+    /// A `tools/call`, in its span.
+    async fn serve_call(
+        &self,
+        request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // The runtime takes the JSON text the client sent, as every host gives it: the line
