@@ -4,6 +4,8 @@
 //! check what the server received: the calls' results paired by id, in order, errors flagged
 //! as each provider flags them, the restatement after a compaction.
 
+mod http;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
@@ -1492,4 +1494,597 @@ fn in_the_chat_each_pending_call_is_answered_beside_it() {
     let (_, results) = calls_and_results("anthropic", &requests[1]["body"]);
     assert_eq!(results[0].text, "1");
     assert_eq!(results[1].text, "Error: not approved: keep it");
+}
+
+/// An OTLP/HTTP receiver on a loopback port: tests/otel/receiver.py, which decodes what it
+/// receives with OpenTelemetry's own protobuf types (`opentelemetry-proto`).
+struct Receiver {
+    url: String,
+    records: PathBuf,
+    // Kept open: the receiver exits when it closes.
+    _stdin: ChildStdin,
+    _child: Child,
+}
+
+impl Receiver {
+    fn start(name: &str) -> Receiver {
+        let records = scratch().join(format!("{name}.otlp.jsonl"));
+        let _ = std::fs::remove_file(&records);
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otel/receiver.py");
+        let mut child = Command::new(python())
+            .arg(script)
+            .arg(&records)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port: u16 = line
+            .strip_prefix("PORT ")
+            .and_then(|port| port.trim().parse().ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "the OTLP receiver did not start (opentelemetry-proto is installed by \
+                     `.ci/run`, from tool-host/tests/otel/requirements.txt): {line:?}"
+                )
+            });
+        Receiver {
+            url: format!("http://127.0.0.1:{port}"),
+            records,
+            _stdin: child.stdin.take().unwrap(),
+            _child: child,
+        }
+    }
+
+    /// Every request received, decoded; each was protobuf and decoded.
+    fn records(&self) -> Vec<Value> {
+        let records: Vec<Value> = std::fs::read_to_string(&self.records)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        for record in &records {
+            assert_eq!(record["content_type"], "application/x-protobuf", "{record}");
+            assert!(record.get("error").is_none(), "{record}");
+        }
+        records
+    }
+
+    fn spans(&self) -> Vec<Value> {
+        self.records()
+            .iter()
+            .filter(|record| record["path"] == "/v1/traces")
+            .flat_map(|record| record["spans"].as_array().unwrap().clone())
+            .collect()
+    }
+
+    /// The data points of metric `name`, from every export.
+    fn points(&self, name: &str) -> Vec<Value> {
+        self.records()
+            .iter()
+            .filter(|record| record["path"] == "/v1/metrics")
+            .flat_map(|record| record["metrics"].as_array().unwrap().clone())
+            .filter(|metric| metric["name"] == name)
+            .flat_map(|metric| metric["points"].as_array().unwrap().clone())
+            .collect()
+    }
+}
+
+/// The spans named `name` (and of `kind`, when given).
+fn spans_named<'s>(spans: &'s [Value], name: &str, kind: Option<&str>) -> Vec<&'s Value> {
+    spans
+        .iter()
+        .filter(|span| span["name"] == name && kind.is_none_or(|kind| span["kind"] == kind))
+        .collect()
+}
+
+/// The one span named `name` (and of `kind`).
+fn the_span<'s>(spans: &'s [Value], name: &str, kind: Option<&str>) -> &'s Value {
+    let found = spans_named(spans, name, kind);
+    assert_eq!(found.len(), 1, "{name} {kind:?} in {spans:#?}");
+    found[0]
+}
+
+fn is_child_of(span: &Value, parent: &Value) -> bool {
+    span["trace_id"] == parent["trace_id"] && span["parent_span_id"] == parent["span_id"]
+}
+
+/// The sum over the data points of `name` whose attributes include `with`.
+fn summed(receiver: &Receiver, name: &str, with: &Value, field: &str) -> f64 {
+    receiver
+        .points(name)
+        .iter()
+        .filter(|point| {
+            with.as_object()
+                .unwrap()
+                .iter()
+                .all(|(key, value)| &point["attributes"][key] == value)
+        })
+        .map(|point| point[field].as_f64().unwrap())
+        .sum()
+}
+
+/// `--mcp` for another `toolhost mcp` on standard input and output, exporting to `receiver`.
+fn traced_mcp_stdio(receiver: &Receiver, session: &Path) -> String {
+    let _ = std::fs::remove_file(session);
+    format!(
+        "{} mcp --session {} --otlp-endpoint {}",
+        env!("CARGO_BIN_EXE_toolhost"),
+        session.display(),
+        receiver.url
+    )
+}
+
+#[test]
+fn a_run_is_one_trace_from_the_agent_through_the_model_to_an_mcp_server_s_tool() {
+    let models = [
+        ("openai", "openai", "gpt-test"),
+        ("openai-responses", "openai", "gpt-test"),
+        ("anthropic", "anthropic", "claude-test"),
+        ("gemini", "gcp.gemini", "gemini-test"),
+    ];
+    for (provider, provider_name, response_model) in models {
+        for stream in [false, true] {
+            let case = format!("{provider} {}", mode(stream));
+            let receiver = Receiver::start(&format!("traced-{provider}-{}", mode(stream)));
+            let remote = scratch().join(format!("traced-remote-{provider}-{}.jsonl", mode(stream)));
+            let mcp = traced_mcp_stdio(&receiver, &remote);
+            let run = run(
+                "traced",
+                provider,
+                stream,
+                &[
+                    "--otlp-endpoint",
+                    &receiver.url,
+                    "--mcp",
+                    &mcp,
+                    "--mcp-prefix",
+                    "remote_",
+                ],
+            );
+            run.succeeded("Done.");
+            let spans = receiver.spans();
+
+            let agent = the_span(&spans, "invoke_agent", None);
+            let attributes = &agent["attributes"];
+            assert_eq!(
+                attributes["gen_ai.operation.name"], "invoke_agent",
+                "{case}"
+            );
+            assert_eq!(attributes["gen_ai.provider.name"], provider_name, "{case}");
+            assert_eq!(attributes["gen_ai.request.model"], "test-model", "{case}");
+            let session = run.session.file_stem().unwrap().to_str().unwrap();
+            assert_eq!(attributes["gen_ai.conversation.id"], session, "{case}");
+            assert_eq!(agent["service"], "toolhost", "{case}");
+
+            // One `chat` per request, under the run, with the usage the provider reported:
+            // input 1000 + k, output 50 + k for the reply k.
+            let chats = spans_named(&spans, "chat test-model", Some("SPAN_KIND_CLIENT"));
+            assert_eq!(chats.len(), 2, "{case}: {spans:#?}");
+            let mut usage: Vec<(i64, i64)> = chats
+                .iter()
+                .map(|chat| {
+                    assert!(is_child_of(chat, agent), "{case}: {chat}");
+                    let attributes = &chat["attributes"];
+                    assert_eq!(attributes["gen_ai.operation.name"], "chat");
+                    assert_eq!(attributes["gen_ai.provider.name"], provider_name);
+                    assert_eq!(
+                        attributes["gen_ai.response.model"], response_model,
+                        "{case}"
+                    );
+                    assert!(attributes["gen_ai.response.finish_reasons"].is_string());
+                    if provider != "gemini" {
+                        assert!(attributes["gen_ai.response.id"].is_string(), "{case}");
+                    }
+                    (
+                        attributes["gen_ai.usage.input_tokens"].as_i64().unwrap(),
+                        attributes["gen_ai.usage.output_tokens"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            usage.sort();
+            assert_eq!(usage, [(1000, 50), (1001, 51)], "{case}");
+
+            // Both calls under the run; the remote one's client span under it, and the server's
+            // span, in the other process, under that: one trace.
+            let calls = spans_named(&spans, "execute_tool todo_write", None);
+            assert_eq!(calls.len(), 2, "{case}: here and at the server: {spans:#?}");
+            let local = *calls
+                .iter()
+                .find(|call| is_child_of(call, agent))
+                .unwrap_or_else(|| panic!("{case}: no local call under the run: {spans:#?}"));
+            let forwarded = the_span(&spans, "execute_tool remote_todo_write", None);
+            for call in [local, forwarded] {
+                assert!(is_child_of(call, agent), "{case}: {call}");
+                assert_eq!(call["attributes"]["gen_ai.tool.type"], "function");
+                assert_eq!(call["status"], "STATUS_CODE_UNSET", "{case}");
+                assert_eq!(call["attributes"]["gen_ai.conversation.id"], session);
+                assert!(
+                    call["attributes"]
+                        .get("gen_ai.tool.call.arguments")
+                        .is_none()
+                );
+            }
+            let client = the_span(&spans, "tools/call todo_write", Some("SPAN_KIND_CLIENT"));
+            assert!(is_child_of(client, forwarded), "{case}: {client}");
+            assert_eq!(client["attributes"]["mcp.method.name"], "tools/call");
+            let server = the_span(&spans, "tools/call todo_write", Some("SPAN_KIND_SERVER"));
+            assert!(is_child_of(server, client), "{case}: {server}");
+            assert_eq!(server["attributes"]["network.transport"], "pipe");
+            let server_calls: Vec<&Value> = calls
+                .iter()
+                .copied()
+                .filter(|span| is_child_of(span, server))
+                .collect();
+            assert_eq!(server_calls.len(), 1, "{case}: {spans:#?}");
+            let remote_id = remote.file_stem().unwrap().to_str().unwrap();
+            assert_eq!(
+                server_calls[0]["attributes"]["gen_ai.conversation.id"],
+                remote_id
+            );
+            // Each event kept is a span of its own, under what kept it.
+            let appends: Vec<&Value> = spans_named(&spans, "session.append", None)
+                .into_iter()
+                .filter(|append| is_child_of(append, server_calls[0]))
+                .collect();
+            assert!(!appends.is_empty(), "{case}: {spans:#?}");
+            assert_eq!(appends[0]["attributes"]["toolhost.session.store"], "files");
+            assert!(appends[0]["attributes"]["toolhost.session.seq"].is_i64());
+            let trace = &agent["trace_id"];
+            assert!(
+                spans.iter().all(|span| &span["trace_id"] == trace),
+                "{case}: more than one trace: {spans:#?}"
+            );
+
+            // Neither arguments nor results unless asked.
+            let everything = serde_json::to_string(&receiver.records()).unwrap();
+            for text in ["Read the spec", "Write the parser", "Updated todo list"] {
+                assert!(!everything.contains(text), "{case}: {text:?} was exported");
+            }
+
+            // The metrics, read from the same spans.
+            for (kind, sum) in [("input", 2001.0), ("output", 101.0)] {
+                let with = json!({"gen_ai.token.type": kind, "gen_ai.provider.name": provider_name,
+                                  "gen_ai.request.model": "test-model"});
+                assert_eq!(
+                    summed(&receiver, "gen_ai.client.token.usage", &with, "sum"),
+                    sum,
+                    "{case}"
+                );
+            }
+            let with = json!({"gen_ai.operation.name": "chat"});
+            assert_eq!(
+                summed(
+                    &receiver,
+                    "gen_ai.client.operation.duration",
+                    &with,
+                    "count"
+                ),
+                2.0,
+                "{case}"
+            );
+            for (tool, count) in [("todo_write", 2.0), ("remote_todo_write", 1.0)] {
+                let with = json!({"gen_ai.tool.name": tool, "toolhost.tool.outcome": "ok"});
+                assert_eq!(
+                    summed(&receiver, "toolhost.tool.calls", &with, "value"),
+                    count,
+                    "{case}: {tool}"
+                );
+                assert_eq!(
+                    summed(&receiver, "toolhost.tool.duration", &with, "count"),
+                    count,
+                    "{case}: {tool}"
+                );
+            }
+            let with = json!({"toolhost.session.store": "files"});
+            assert!(
+                summed(
+                    &receiver,
+                    "toolhost.session.append.duration",
+                    &with,
+                    "count"
+                ) >= 4.0
+            );
+        }
+    }
+}
+
+/// `toolhost call todo_write` with `--otlp-endpoint`, on `store`, with `extra` options and `env`.
+fn traced_call(receiver: &Receiver, store: Option<&str>, extra: &[&str], env: &[(&str, &str)]) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    command
+        .args([
+            "call",
+            "todo_write",
+            r#"{"todos":[{"content":"Rotate the key","status":"pending"}]}"#,
+        ])
+        .args(["--otlp-endpoint", &receiver.url])
+        .args(extra)
+        .env_remove("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+        .envs(env.iter().copied());
+    match store {
+        Some(url) => {
+            command.args([
+                "--store",
+                url,
+                "--session",
+                &format!("otel-{}", std::process::id()),
+            ]);
+        }
+        None => {
+            let session = scratch().join(format!("otel-call-{}.jsonl", extra.len() + env.len()));
+            let _ = std::fs::remove_file(&session);
+            command.arg("--session").arg(session);
+        }
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_call_s_arguments_and_result_are_traced_only_when_asked_and_each_store_is_named() {
+    let pg = std::env::var("TOOLHOST_TEST_PG").expect(
+        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
+    );
+    for (store, name) in [(None, "files"), (Some(pg.as_str()), "postgres")] {
+        // Options, environment, and whether the content is recorded.
+        type Way<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], bool);
+        let ways: [Way; 4] = [
+            (&[], &[], false),
+            (&["--otlp-content"], &[], true),
+            (
+                &[],
+                &[("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")],
+                true,
+            ),
+            (
+                &[],
+                &[(
+                    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+                    "false",
+                )],
+                false,
+            ),
+        ];
+        for (extra, env, content) in ways {
+            let receiver = Receiver::start(&format!("content-{name}-{}", extra.len() + env.len()));
+            traced_call(&receiver, store, extra, env);
+            let spans = receiver.spans();
+            let call = the_span(&spans, "execute_tool todo_write", None);
+            let attributes = &call["attributes"];
+            let case = format!("{name} {extra:?} {env:?}");
+            if content {
+                assert_eq!(
+                    attributes["gen_ai.tool.call.arguments"],
+                    r#"{"todos":[{"content":"Rotate the key","status":"pending"}]}"#,
+                    "{case}"
+                );
+                assert_eq!(
+                    attributes["gen_ai.tool.call.result"],
+                    "Updated todo list: 1 pending, 0 in progress, 0 completed",
+                    "{case}"
+                );
+            } else {
+                let everything = serde_json::to_string(&receiver.records()).unwrap();
+                assert!(!everything.contains("Rotate the key"), "{case}");
+                assert!(
+                    attributes.get("gen_ai.tool.call.result").is_none(),
+                    "{case}"
+                );
+            }
+            let append = the_span(&spans, "session.append", None);
+            assert!(is_child_of(append, call), "{case}");
+            assert_eq!(
+                append["attributes"]["toolhost.session.store"], name,
+                "{case}"
+            );
+            let with = json!({"toolhost.session.store": name});
+            assert_eq!(
+                summed(
+                    &receiver,
+                    "toolhost.session.append.duration",
+                    &with,
+                    "count"
+                ),
+                1.0,
+                "{case}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_mcp_call_over_http_joins_the_caller_s_trace_from_its_meta_or_its_headers() {
+    let receiver = Receiver::start("http-server");
+    let dir = scratch().join("otel-http-sessions");
+    let server = http::HttpServer::start(&[
+        "--otlp-endpoint",
+        &receiver.url,
+        "--session-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let agent_receiver = Receiver::start("http-agent");
+    let run = run(
+        "traced_http",
+        "anthropic",
+        false,
+        &[
+            "--otlp-endpoint",
+            &agent_receiver.url,
+            "--mcp",
+            &server.url,
+            "--mcp-prefix",
+            "remote_",
+        ],
+    );
+    run.succeeded("Done.");
+
+    // A stateless-era call with its context in its HTTP headers only.
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let parent = "00f067aa0ba902b7";
+    let mut headers = http::stateless_headers("otel-headers", "todo_write");
+    headers.push(("traceparent".into(), format!("00-{trace}-{parent}-01")));
+    headers.push(("tracestate".into(), "vendor=opaque".into()));
+    let reply = http::post(
+        server.addr,
+        &headers,
+        &http::call_body(7, r#"{"todos":[{"content":"a","status":"pending"}]}"#),
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // One whose `_meta` names another trace than its headers: `_meta` wins.
+    let meta_trace = "0af7651916cd43dd8448eb211c80319c";
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"todo_write","arguments":{{"todos":[]}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","io.modelcontextprotocol/clientCapabilities":{{}},"traceparent":"00-{meta_trace}-b7ad6b7169203331-01"}}}}}}"#,
+        http::STATELESS
+    );
+    let reply = http::post(server.addr, &headers, &body);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // Stopped, it sends what it has.
+    let (status, stderr) = server.stop();
+    assert!(status.success(), "{stderr}");
+
+    let client_spans = agent_receiver.spans();
+    let client = the_span(
+        &client_spans,
+        "tools/call todo_write",
+        Some("SPAN_KIND_CLIENT"),
+    );
+    let served = receiver.spans();
+    let servers = spans_named(&served, "tools/call todo_write", Some("SPAN_KIND_SERVER"));
+    assert_eq!(servers.len(), 3, "{served:#?}");
+    for span in &servers {
+        assert_eq!(span["attributes"]["network.transport"], "tcp");
+        let calls: Vec<&Value> = served
+            .iter()
+            .filter(|call| call["name"] == "execute_tool todo_write" && is_child_of(call, span))
+            .collect();
+        assert_eq!(calls.len(), 1, "{span}");
+    }
+    assert!(
+        servers.iter().any(|span| is_child_of(span, client)),
+        "the agent's call is not the parent: {client} {servers:#?}"
+    );
+    assert!(
+        servers
+            .iter()
+            .any(|span| span["trace_id"] == trace && span["parent_span_id"] == parent),
+        "{servers:#?}"
+    );
+    assert!(
+        servers
+            .iter()
+            .any(|span| span["trace_id"] == meta_trace
+                && span["parent_span_id"] == "b7ad6b7169203331"),
+        "{servers:#?}"
+    );
+}
+
+#[test]
+fn the_python_sdk_s_call_with_a_traceparent_is_served_in_the_caller_s_trace_on_stdio_and_http() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otel/client.py");
+    let trace = "5b8efff798038103d269b633813fc60c";
+    let parent = "eee19b7ec3c1b174";
+    let traceparent = format!("00-{trace}-{parent}-01");
+    for transport in ["stdio", "http"] {
+        let receiver = Receiver::start(&format!("python-{transport}"));
+        let mut client = Command::new(python());
+        client.arg(&script).args([transport, &traceparent]);
+        let server = match transport {
+            "stdio" => {
+                let session = scratch().join("python-traced.jsonl");
+                let _ = std::fs::remove_file(&session);
+                client
+                    .arg(env!("CARGO_BIN_EXE_toolhost"))
+                    .args(["mcp", "--otlp-endpoint", &receiver.url, "--session"])
+                    .arg(&session);
+                None
+            }
+            _ => {
+                let dir = scratch().join("python-traced-sessions");
+                let server = http::HttpServer::start(&[
+                    "--otlp-endpoint",
+                    &receiver.url,
+                    "--session-dir",
+                    dir.to_str().unwrap(),
+                ]);
+                client.arg(&server.url);
+                Some(server)
+            }
+        };
+        let output = client.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{transport}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "Updated todo list: 0 pending, 1 in progress, 0 completed\n"
+        );
+        if let Some(server) = server {
+            let (status, stderr) = server.stop();
+            assert!(status.success(), "{stderr}");
+        }
+        let spans = receiver.spans();
+        let served = the_span(&spans, "tools/call todo_write", Some("SPAN_KIND_SERVER"));
+        assert_eq!(served["trace_id"], trace, "{transport}: {spans:#?}");
+        assert_eq!(served["parent_span_id"], parent, "{transport}");
+        let call = the_span(&spans, "execute_tool todo_write", None);
+        assert!(is_child_of(call, served), "{transport}: {spans:#?}");
+    }
+}
+
+#[test]
+fn a_collector_that_is_down_or_never_answers_costs_the_call_nothing_and_the_exit_a_bounded_wait() {
+    // One that refuses connections, and one that takes them and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    for endpoint in [
+        format!("http://{refused}"),
+        format!("http://{}", silent.local_addr().unwrap()),
+    ] {
+        let session = scratch().join("collector-down.jsonl");
+        let _ = std::fs::remove_file(&session);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args([
+                "call",
+                "todo_write",
+                r#"{"todos":[{"content":"a","status":"pending"}]}"#,
+            ])
+            .args(["--otlp-endpoint", &endpoint, "--session"])
+            .arg(&session)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "1000")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A liveness bound, not a speed one: without the timeout it would wait forever.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{endpoint}: the exit waits on the collector"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{endpoint}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "Updated todo list: 1 pending, 0 in progress, 0 completed\n"
+        );
+        // The call was kept whatever became of its trace.
+        assert_eq!(list_of(&session)[0]["content"], "a");
+    }
+    drop(silent);
 }

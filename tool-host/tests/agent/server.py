@@ -170,6 +170,11 @@ def scenario(name, provider):
         return [("json", turn(calls(("py_slow", {"seconds": 30})), None)),
                 ("json", turn(calls(("py_add", {"a": 1, "b": 1})), None)),
                 ("json", final("Done."))]
+    # todo_write here, and todo_write of another `toolhost mcp` offered with the prefix `remote_`.
+    if name in ("traced", "traced_http"):
+        return [("json", turn(calls(("todo_write", LIST_A), ("remote_todo_write", LIST_B)),
+                              "Planning.")),
+                ("json", final("Done."))]
     if name in ("resume", "other_provider"):
         return [("json", final("First.")), ("json", final("Second."))]
     raise KeyError(name)
