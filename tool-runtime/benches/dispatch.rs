@@ -1,11 +1,13 @@
-//! The cost of a dispatch as built: `cargo bench -p tool-runtime --bench dispatch` with the
-//! `tracing` feature (the default) and `--no-default-features` without it;
-//! `benches/tracing-overhead.sh` runs both and prints the ratio. No subscriber is installed.
+//! The cost of a dispatch, and of an append to an in-memory session, as built: `cargo bench -p
+//! tool-runtime --bench dispatch` with the `tracing` feature (the default: an `execute_tool` and
+//! a `session.append` span) and `--no-default-features` without it;
+//! `benches/tracing-overhead.sh` runs both builds alternately and prints the ratios. No
+//! subscriber is installed.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use tool_runtime::{Ctx, Exec, tool};
+use tool_runtime::{Ctx, Exec, Session, tool};
 
 /// Notes a line.
 #[tool(allow_undocumented)]
@@ -26,11 +28,37 @@ fn main() {
         assert!(!out.is_error);
         black_box(out);
     };
+    // A fresh session every 4096 events: a memory log keeps them all.
+    let mut session = Session::in_memory();
+    let mut kept = 0;
+    let append = || {
+        if kept == 4096 {
+            session = Session::in_memory();
+            kept = 0;
+        }
+        kept += 1;
+        black_box(
+            session
+                .append("note/add", black_box("a line to note"))
+                .unwrap(),
+        );
+    };
+    let tracing = if cfg!(feature = "tracing") {
+        "with tracing"
+    } else {
+        "without tracing"
+    };
+    println!("dispatch {tracing}: {:.1} ns", measure(call));
+    println!("append {tracing}: {:.1} ns", measure(append));
+}
+
+/// The median over `SAMPLES` samples of the time of one `run`, each sample long enough to time.
+fn measure(mut run: impl FnMut()) -> f64 {
     let mut iterations = 1u64;
     loop {
         let start = Instant::now();
         for _ in 0..iterations {
-            call();
+            run();
         }
         if start.elapsed() >= SAMPLE_TIME {
             break;
@@ -41,16 +69,11 @@ fn main() {
         .map(|_| {
             let start = Instant::now();
             for _ in 0..iterations {
-                call();
+                run();
             }
             start.elapsed().as_nanos() as f64 / iterations as f64
         })
         .collect();
     samples.sort_by(f64::total_cmp);
-    let tracing = if cfg!(feature = "tracing") {
-        "with tracing"
-    } else {
-        "without tracing"
-    };
-    println!("dispatch {tracing}: {:.1} ns", samples[SAMPLES / 2]);
+    samples[SAMPLES / 2]
 }
