@@ -4,7 +4,9 @@
 //! The success path deserializes straight from the text into typed values, with no JSON value
 //! in between. Only when that fails are the arguments read again, as a JSON value checked against
 //! the tool's own input schema, to say where the first failing value is, what was expected and
-//! what was found, in the schema's words (never a Rust type name).
+//! what was found, in the schema's words (never a Rust type name). When the tool's types check
+//! its whole schema, only the innermost array or object around where the typed parse stopped is
+//! read again, so a refusal costs about what the part before the stop did.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -156,8 +158,62 @@ pub fn parse_args<T: DeserializeOwned>(
                 None => refusal::invalid_args("", "the arguments break the tool's schema"),
             })
         }
-        Err(error) => retry_or_explain::<T>(definition.checked_schema(), args, &error),
+        Err(error) => {
+            if definition.plan().is_empty()
+                && let Some(violation) = violation_where_parse_stopped(definition, args, &error)
+            {
+                let refusal = refusal::invalid_args(&violation.path, violation.message);
+                // Every debug build (the tests, the fuzz targets) holds it to the whole reading.
+                #[cfg(debug_assertions)]
+                assert_eq!(
+                    retry_or_explain::<T>(definition.checked_schema(), args, &error).err(),
+                    Some(refusal.clone()),
+                    "the part's refusal differs from the whole arguments' for {args:?}"
+                );
+                return Err(refusal);
+            }
+            retry_or_explain::<T>(definition.checked_schema(), args, &error)
+        }
     }
+}
+
+/// The refusal of arguments the typed parse stopped in, read from the innermost array or object
+/// around where it stopped rather than from the whole arguments: what [`retry_or_explain`] would
+/// say, at the cost of that part. Only for a tool whose types check its whole schema (an empty
+/// plan), so that nothing before the stop breaks the schema; `None` whenever that cannot be
+/// made sure of, and the whole arguments are read.
+fn violation_where_parse_stopped(
+    definition: &Definition,
+    args: &str,
+    error: &serde_json::Error,
+) -> Option<validate::Violation> {
+    if error.classify() != serde_json::error::Category::Data {
+        return None;
+    }
+    let stopped = offset_of(args, error.line(), error.column())?.checked_sub(1)?;
+    // Malformed text is said to be so, as the whole arguments' reading says it.
+    serde_json::from_str::<de::IgnoredAny>(args).ok()?;
+    let located = validate::container_at(args, stopped)?;
+    let part: Value = serde_json::from_str(located.text).ok()?;
+    validate::first_violation_in_part(definition.checked_schema(), &located, &part)
+}
+
+/// The byte offset of serde_json's (line, column): lines from 1, columns in bytes.
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start = match line {
+        0 => return None,
+        1 => 0,
+        _ => {
+            text.bytes()
+                .enumerate()
+                .filter(|(_, byte)| *byte == b'\n')
+                .nth(line - 2)?
+                .0
+                + 1
+        }
+    };
+    let offset = start + column;
+    (offset <= text.len()).then_some(offset)
 }
 
 /// The slow path, after the typed parse failed: accepts what the schema accepts after all

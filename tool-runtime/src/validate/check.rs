@@ -19,6 +19,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
+use super::locate::{Located, Segment};
 use super::{format, pattern};
 
 use crate::text::quote as quote_found;
@@ -36,6 +37,77 @@ pub(crate) struct Violation {
 pub(crate) fn first_violation(schema: &Value, value: &Value) -> Option<Violation> {
     let mut path = String::new();
     check(schema, value, &mut path).map(|message| Violation { path, message })
+}
+
+/// The keywords a schema around the part a refusal reads again may have: none of them judges
+/// the part's siblings before the part itself (`required` is judged after an object's members).
+const AROUND_A_PART: [&str; 14] = [
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "description",
+    "title",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "format",
+    "$comment",
+];
+
+/// The first violation of `schema` inside `part`, the value at `located` in the arguments: what
+/// [`first_violation`] of the whole arguments finds when nothing before the part breaks the
+/// schema (as when the typed parse got to it). `None` when it cannot say so: a schema on the way
+/// that could judge something else first, or a part that breaks nothing.
+pub(crate) fn first_violation_in_part(
+    schema: &Value,
+    located: &Located<'_>,
+    part: &Value,
+) -> Option<Violation> {
+    let mut schema = schema;
+    let mut path = String::new();
+    for segment in &located.segments {
+        let object = schema.as_object()?;
+        if object
+            .keys()
+            .any(|key| !AROUND_A_PART.contains(&key.as_str()))
+        {
+            return None;
+        }
+        let kind = match segment {
+            Segment::Key(_) => "object",
+            Segment::Index(_) => "array",
+        };
+        if object
+            .get("type")
+            .is_some_and(|types| types.as_str() != Some(kind))
+        {
+            return None;
+        }
+        schema = match *segment {
+            Segment::Key(key) => {
+                push_key(&mut path, key);
+                match object
+                    .get("properties")
+                    .and_then(|properties| properties.get(key))
+                {
+                    Some(member) => member,
+                    None => match object.get("additionalProperties") {
+                        Some(member @ Value::Object(_)) => member,
+                        _ => return None,
+                    },
+                }
+            }
+            Segment::Index(index) => {
+                let _ = write!(path, "[{index}]");
+                object.get("items")?
+            }
+        };
+    }
+    check(schema, part, &mut path).map(|message| Violation { path, message })
 }
 
 /// Checks `value` against `schema`; on failure leaves `path` at the failing value.

@@ -5,10 +5,12 @@
 
 mod check;
 mod format;
+mod locate;
 mod pattern;
 mod plan;
 
-pub(crate) use check::{coerce_integers, first_violation};
+pub(crate) use check::{Violation, coerce_integers, first_violation, first_violation_in_part};
+pub(crate) use locate::container_at;
 pub(crate) use pattern::check_patterns;
 pub(crate) use plan::{Plan, close_and_plan, implied_range};
 
