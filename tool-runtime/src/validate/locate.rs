@@ -34,8 +34,9 @@ struct Frame<'a> {
     /// The item's index (arrays), or the member's name once read (objects).
     index: usize,
     key: Option<&'a str>,
-    /// The member names read so far, to find one written twice.
-    keys: Vec<&'a str>,
+    /// Where its member names start in the scan's list of names (an object's names follow its
+    /// nested objects' names, which are dropped when those close).
+    keys: usize,
     /// Whether a member name had escapes.
     escaped: bool,
 }
@@ -51,6 +52,8 @@ const MAX_NUMBER_BYTES: usize = 15;
 pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
     let bytes = text.as_bytes();
     let mut stack: Vec<Frame<'_>> = Vec::new();
+    // The member names of the open objects, each object's after its parent's.
+    let mut keys: Vec<&str> = Vec::new();
     let mut found: Option<Located<'_>> = None;
     let mut i = 0;
     while i < bytes.len() {
@@ -64,16 +67,17 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
                     object: open == b'{',
                     index: 0,
                     key: None,
-                    keys: Vec::new(),
+                    keys: keys.len(),
                     escaped: false,
                 });
                 i += 1;
             }
             b'}' | b']' => {
                 let frame = stack.pop()?;
-                if frame.object && (frame.escaped || repeats(&frame.keys)) {
+                if frame.object && (frame.escaped || repeats(&keys[frame.keys..])) {
                     return None;
                 }
+                keys.truncate(frame.keys);
                 if found.is_none() && frame.open <= at && at <= i {
                     if stack.is_empty() {
                         return None;
@@ -96,15 +100,19 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
                 let start = i + 1;
                 let mut end = start;
                 let mut escaped = false;
-                while end < bytes.len() && bytes[end] != b'"' {
-                    if bytes[end] == b'\\' {
-                        if bytes.get(end + 1) == Some(&b'u') {
-                            return None;
-                        }
-                        escaped = true;
-                        end += 1;
+                while let Some(offset) = bytes[end.min(bytes.len())..]
+                    .iter()
+                    .position(|&byte| byte == b'"' || byte == b'\\')
+                {
+                    end += offset;
+                    if bytes[end] == b'"' {
+                        break;
                     }
-                    end += 1;
+                    if bytes.get(end + 1) == Some(&b'u') {
+                        return None;
+                    }
+                    escaped = true;
+                    end += 2;
                 }
                 // A string in an object before its colon is a member's name.
                 if let Some(frame) = stack.last_mut()
@@ -114,7 +122,7 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
                     let key = text.get(start..end)?;
                     frame.escaped |= escaped;
                     frame.key = Some(key);
-                    frame.keys.push(key);
+                    keys.push(key);
                 }
                 i = end + 1;
             }
