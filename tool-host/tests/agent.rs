@@ -44,27 +44,12 @@ fn server() -> &'static Server {
     SERVER.get_or_init(|| {
         let records = scratch().join("records");
         std::fs::create_dir_all(&records).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agent/server.py");
-        let mut child = Command::new(python())
-            .arg(script)
-            .arg(&records)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .strip_prefix("PORT ")
-            .and_then(|port| port.trim().parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "the test server did not start (the SDKs are installed by `.ci/run`, from \
-                     tests/wire/requirements.txt): {line:?}"
-                )
-            });
+        let (mut child, port) = python_with_port(
+            "tests/agent/server.py",
+            &records,
+            "the test server did not start (the SDKs are installed by `.ci/run`, from \
+             tests/wire/requirements.txt)",
+        );
         Server {
             port,
             records,
@@ -72,6 +57,28 @@ fn server() -> &'static Server {
             _child: child,
         }
     })
+}
+
+/// A Python script of the tests (`script`, from this crate's directory) started with `records`
+/// as its argument, and the port it prints first as `PORT <n>`; `missing` says why it may not
+/// have started. Its standard input is piped: it exits when that closes.
+fn python_with_port(script: &str, records: &Path, missing: &str) -> (Child, u16) {
+    let mut child = Command::new(python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
+        .arg(records)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .strip_prefix("PORT ")
+        .and_then(|port| port.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{missing}: {line:?}"));
+    (child, port)
 }
 
 /// One `toolhost agent` run and what the server received for its scenario.
@@ -1510,27 +1517,12 @@ impl Receiver {
     fn start(name: &str) -> Receiver {
         let records = scratch().join(format!("{name}.otlp.jsonl"));
         let _ = std::fs::remove_file(&records);
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/otel/receiver.py");
-        let mut child = Command::new(python())
-            .arg(script)
-            .arg(&records)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port: u16 = line
-            .strip_prefix("PORT ")
-            .and_then(|port| port.trim().parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "the OTLP receiver did not start (opentelemetry-proto is installed by \
-                     `.ci/run`, from tool-host/tests/otel/requirements.txt): {line:?}"
-                )
-            });
+        let (mut child, port) = python_with_port(
+            "tests/otel/receiver.py",
+            &records,
+            "the OTLP receiver did not start (opentelemetry-proto is installed by `.ci/run`, \
+             from tool-host/tests/otel/requirements.txt)",
+        );
         Receiver {
             url: format!("http://127.0.0.1:{port}"),
             records,
