@@ -78,10 +78,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     /// Every list gets the spec's answer; an accepted one is the session's list, and a rejected
-    /// one changes nothing.
+    /// one changes nothing. Up to 13 todos: short lists look for duplicates pair by pair, longer
+    /// ones with a hash set.
     #[test]
     fn every_list_gets_the_spec_answer(lists in prop::collection::vec(
-        prop::collection::vec((content(), status()).prop_map(|(c, s)| Todo::new(c, s)), 0..8), 1..4)
+        prop::collection::vec((content(), status()).prop_map(|(c, s)| Todo::new(c, s)), 0..14), 1..4)
     ) {
         let ctx = ctx();
         let session = Session::in_memory();

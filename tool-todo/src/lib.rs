@@ -111,8 +111,7 @@ pub fn todo_write(
 ) -> Result<String, ToolError> {
     let limits = limits.as_deref().copied().unwrap_or_default();
     limits.check(&todos)?;
-    validate(&todos)?;
-    let summary = summary(&todos);
+    let summary = summary_of(check(&todos)?);
     // The event keeps the list itself; its JSON is written when a log or a reader needs it.
     agent
         .session()
@@ -183,6 +182,11 @@ impl TodoLimits {
 /// Checks a list against the rules, reporting the first violation in the spec's order: an empty
 /// content, then a duplicate content, then more than one `in_progress`.
 pub fn validate(todos: &[Todo]) -> Result<(), ToolError> {
+    check(todos).map(drop)
+}
+
+/// [`validate`], answering with how many tasks stand at each status.
+fn check(todos: &[Todo]) -> Result<Counts, ToolError> {
     // Content a person would see as empty is empty: whitespace, and characters that render as
     // nothing (a zero-width space, a tag character), which the checklist would show only as
     // escapes.
@@ -191,34 +195,89 @@ pub fn validate(todos: &[Todo]) -> Result<(), ToolError> {
             "invalid todo: `content` must be a non-empty string",
         ));
     }
-    let mut seen = HashSet::with_capacity(todos.len());
-    for todo in todos {
-        let content = todo.content.trim();
-        if !seen.insert(content) {
-            // Quoted as argument errors quote: whole up to 48 characters, then cut with `…`.
-            let quoted = quote(content);
-            return Err(ToolError::new(format!(
-                "invalid todos: duplicate content {quoted}"
-            )));
-        }
-    }
-    let in_progress = count(todos, TodoStatus::InProgress);
-    if in_progress > 1 {
+    if let Some(content) = first_duplicate(todos) {
+        // Quoted as argument errors quote: whole up to 48 characters, then cut with `…`.
+        let quoted = quote(content);
         return Err(ToolError::new(format!(
-            "invalid todos: at most one task may be in_progress, got {in_progress}"
+            "invalid todos: duplicate content {quoted}"
         )));
     }
-    Ok(())
+    let counts = Counts::of(todos);
+    if counts.in_progress > 1 {
+        return Err(ToolError::new(format!(
+            "invalid todos: at most one task may be in_progress, got {}",
+            counts.in_progress
+        )));
+    }
+    Ok(counts)
+}
+
+/// The trimmed content of the first task whose content, trimmed, an earlier task's has.
+fn first_duplicate(todos: &[Todo]) -> Option<&str> {
+    // Up to this many, comparing each pair costs less than hashing every content.
+    const PAIRWISE: usize = 8;
+    if todos.len() <= PAIRWISE {
+        let mut seen = [""; PAIRWISE];
+        for (i, todo) in todos.iter().enumerate() {
+            let content = todo.content.trim();
+            if seen[..i].contains(&content) {
+                return Some(content);
+            }
+            seen[i] = content;
+        }
+        return None;
+    }
+    let mut seen = HashSet::with_capacity(todos.len());
+    todos
+        .iter()
+        .map(|todo| todo.content.trim())
+        .find(|content| !seen.insert(*content))
+}
+
+/// How many tasks of a list stand at each status.
+#[derive(Clone, Copy)]
+struct Counts {
+    pending: usize,
+    in_progress: usize,
+    completed: usize,
+}
+
+impl Counts {
+    fn of(todos: &[Todo]) -> Counts {
+        let mut counts = Counts {
+            pending: 0,
+            in_progress: 0,
+            completed: 0,
+        };
+        for todo in todos {
+            match todo.status {
+                TodoStatus::Pending => counts.pending += 1,
+                TodoStatus::InProgress => counts.in_progress += 1,
+                TodoStatus::Completed => counts.completed += 1,
+            }
+        }
+        counts
+    }
 }
 
 /// The success text for an accepted list.
 pub fn summary(todos: &[Todo]) -> String {
-    format!(
-        "Updated todo list: {} pending, {} in progress, {} completed",
-        count(todos, TodoStatus::Pending),
-        count(todos, TodoStatus::InProgress),
-        count(todos, TodoStatus::Completed)
-    )
+    summary_of(Counts::of(todos))
+}
+
+/// `Updated todo list: {pending} pending, {in progress} in progress, {completed} completed`,
+/// written in one allocation: every accepted call makes one.
+fn summary_of(counts: Counts) -> String {
+    let mut number = itoa::Buffer::new();
+    let mut text = String::with_capacity(96);
+    text.push_str("Updated todo list: ");
+    text.push_str(number.format(counts.pending));
+    text.push_str(" pending, ");
+    text.push_str(number.format(counts.in_progress));
+    text.push_str(" in progress, ");
+    text.push_str(number.format(counts.completed));
+    text.push_str(" completed");
+    text
 }
 
 /// The current list of a session as the JSON text it was stored with: the `todos` array exactly
@@ -286,10 +345,6 @@ pub fn restatement(session: &Session) -> Option<String> {
         text.push_str(&format!("\n- [{status}] {content}"));
     }
     Some(text)
-}
-
-fn count(todos: &[Todo], status: TodoStatus) -> usize {
-    todos.iter().filter(|todo| todo.status == status).count()
 }
 
 /// The current list of a session: the data of its latest `todo/write` event, or `None` when it
