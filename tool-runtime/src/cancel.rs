@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
@@ -40,8 +41,9 @@ use tokio_util::sync::CancellationToken;
 /// let out = ctx.tools.call("count", &exec, "{}").wait();
 /// assert_eq!(out.text, "Error: count was cancelled");
 /// ```
+// In an `Arc`: every call takes one, and cloning a token itself locks its tree node.
 #[derive(Clone, Default)]
-pub struct Cancel(CancellationToken);
+pub struct Cancel(Arc<CancellationToken>);
 
 impl Cancel {
     /// A cancellation that has not happened.
@@ -69,7 +71,7 @@ impl Cancel {
     /// cancels together, or a call with a deadline.
     #[must_use]
     pub fn child(&self) -> Cancel {
-        Cancel(self.0.child_token())
+        Cancel(Arc::new(self.0.child_token()))
     }
 
     /// The token underneath, for code that takes a [`CancellationToken`].
@@ -80,7 +82,7 @@ impl Cancel {
 
 impl From<CancellationToken> for Cancel {
     fn from(token: CancellationToken) -> Self {
-        Cancel(token)
+        Cancel(Arc::new(token))
     }
 }
 

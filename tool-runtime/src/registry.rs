@@ -1,7 +1,6 @@
 //! The tool registry: loaded tools, and dispatch of one model tool call.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
@@ -30,7 +29,8 @@ pub struct ToolRegistry {
     origins: Vec<Cow<'static, str>>,
     /// The plugin being loaded, if one is ([`Ctx::plugin`](crate::Ctx::plugin)).
     pub(crate) loading: Option<&'static str>,
-    by_name: HashMap<String, usize>,
+    // Looked up on every call; the names are the host's, not chosen by whoever calls.
+    by_name: foldhash::HashMap<String, usize>,
     pub(crate) services: Services,
     max_args_bytes: usize,
     max_result_bytes: usize,
@@ -54,7 +54,7 @@ impl Default for ToolRegistry {
             tools: Vec::new(),
             origins: Vec::new(),
             loading: None,
-            by_name: HashMap::new(),
+            by_name: foldhash::HashMap::default(),
             services: Services::default(),
             max_args_bytes: DEFAULT_MAX_ARGS_BYTES,
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,

@@ -1,7 +1,6 @@
 //! Host services: what a host provides and a tool injects, by type.
 
 use std::any::{Any, TypeId, type_name};
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -81,7 +80,7 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Service<T> {
 /// The services a host provides, by type, as the tool registry keeps them for its calls.
 #[derive(Clone, Default)]
 pub(crate) struct Services {
-    by_type: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    by_type: foldhash::HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }
 
 impl Services {

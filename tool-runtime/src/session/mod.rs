@@ -23,7 +23,6 @@ mod publish;
 mod subscription;
 mod sync;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,7 +67,8 @@ struct Shared {
 struct State {
     log: Box<dyn Log>,
     next_seq: u64,
-    latest: HashMap<String, Arc<Event>>,
+    // Seeded per process, as std's is: kinds read back from a log are not chosen by the code.
+    latest: foldhash::HashMap<String, Arc<Event>>,
 }
 
 impl Session {
