@@ -67,7 +67,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::batch::ToolCall;
 use crate::exec::Exec;
@@ -163,32 +163,42 @@ impl Provider {
         match self {
             Provider::OpenAiChat => pairs
                 .map(|(_, call, output)| {
-                    json!({"role": "tool", "tool_call_id": call.id, "content": output.text})
+                    object([
+                        ("role", "tool".into()),
+                        ("tool_call_id", call.id.as_str().into()),
+                        ("content", output.text.as_str().into()),
+                    ])
                 })
                 .collect(),
             Provider::OpenAiResponses => pairs
                 .map(|(_, call, output)| {
-                    json!({"type": "function_call_output", "call_id": call.id, "output": output.text})
+                    object([
+                        ("type", "function_call_output".into()),
+                        ("call_id", call.id.as_str().into()),
+                        ("output", output.text.as_str().into()),
+                    ])
                 })
                 .collect(),
             Provider::Anthropic => {
                 let blocks: Vec<Value> = pairs
                     .map(|(_, call, output)| {
-                        let mut block = json!({
-                            "type": "tool_result",
-                            "tool_use_id": call.id,
-                            "content": output.text,
-                        });
+                        let mut block = Map::with_capacity(4);
+                        block.insert("type".into(), "tool_result".into());
+                        block.insert("tool_use_id".into(), call.id.as_str().into());
+                        block.insert("content".into(), output.text.as_str().into());
                         if output.is_error {
-                            block["is_error"] = true.into();
+                            block.insert("is_error".into(), true.into());
                         }
-                        block
+                        Value::Object(block)
                     })
                     .collect();
                 if blocks.is_empty() {
                     Vec::new()
                 } else {
-                    vec![json!({"role": "user", "content": blocks})]
+                    vec![object([
+                        ("role", "user".into()),
+                        ("content", blocks.into()),
+                    ])]
                 }
             }
             Provider::Gemini => {
@@ -200,14 +210,17 @@ impl Provider {
                             response.insert("id".into(), call.id.clone().into());
                         }
                         response.insert("name".into(), call.name.clone().into());
-                        response.insert("response".into(), json!({ key: output.text }));
-                        json!({ "functionResponse": response })
+                        response.insert(
+                            "response".into(),
+                            object([(key, output.text.as_str().into())]),
+                        );
+                        object([("functionResponse", response.into())])
                     })
                     .collect();
                 if parts.is_empty() {
                     Vec::new()
                 } else {
-                    vec![json!({"role": "user", "parts": parts})]
+                    vec![object([("role", "user".into()), ("parts", parts.into())])]
                 }
             }
         }
@@ -455,8 +468,22 @@ fn string_args(arguments: Option<&Value>) -> String {
 }
 
 /// Arguments sent as a JSON value (Anthropic, Gemini): its text, members in the order sent.
+/// A JSON object of these members, each moved in. (`json!` serializes what it is given: for an
+/// array or object that is a copy of all of it.)
+fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut object = Map::with_capacity(N);
+    for (key, value) in members {
+        object.insert(key.to_owned(), value);
+    }
+    Value::Object(object)
+}
+
 fn value_args(arguments: Option<&Value>) -> String {
-    arguments.map_or_else(|| "{}".to_owned(), Value::to_string)
+    // Into bytes, not through `Display`'s formatter: a call's arguments are most of a response.
+    arguments.map_or_else(
+        || "{}".to_owned(),
+        |arguments| serde_json::to_string(arguments).expect("a JSON value encodes"),
+    )
 }
 
 fn read_openai_chat(mut response: Value) -> Result<ModelTurn, WireError> {
@@ -557,8 +584,10 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
             _ => {}
         }
     }
-    turn.message
-        .push(json!({"role": "assistant", "content": content}));
+    turn.message.push(object([
+        ("role", "assistant".into()),
+        ("content", content.into()),
+    ]));
     Ok(turn)
 }
 

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{
-    MAX_CALLS, ModelTurn, Provider, WireError, read_anthropic, read_gemini, read_openai_chat,
-    read_openai_responses,
+    MAX_CALLS, ModelTurn, Provider, WireError, object, read_anthropic, read_gemini,
+    read_openai_chat, read_openai_responses,
 };
 
 /// The most content blocks (Anthropic) or parts (Gemini) one streamed turn may have.
@@ -481,12 +481,17 @@ impl ChatStream {
                 .collect();
             message.insert("tool_calls".into(), calls.into());
         }
-        read_openai_chat(json!({
-            "id": self.id,
-            "model": self.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
-            "usage": self.usage,
-        }))
+        let choice = object([
+            ("index", 0.into()),
+            ("message", message.into()),
+            ("finish_reason", self.finish_reason.into()),
+        ]);
+        read_openai_chat(object([
+            ("id", self.id.into()),
+            ("model", self.model.into()),
+            ("choices", vec![choice].into()),
+            ("usage", self.usage.into()),
+        ]))
     }
 }
 
@@ -937,14 +942,18 @@ impl GeminiStream {
             return Err(WireError::Truncated("finishReason"));
         };
         let role = self.role.unwrap_or_else(|| "model".into());
-        read_gemini(json!({
-            "candidates": [{
-                "content": {"role": role, "parts": self.parts},
-                "finishReason": finish_reason,
-            }],
-            "usageMetadata": self.usage,
-            "responseId": self.id,
-            "modelVersion": self.model,
-        }))
+        let candidate = object([
+            (
+                "content",
+                object([("role", role), ("parts", self.parts.into())]),
+            ),
+            ("finishReason", finish_reason),
+        ]);
+        read_gemini(object([
+            ("candidates", vec![candidate].into()),
+            ("usageMetadata", self.usage.into()),
+            ("responseId", self.id.into()),
+            ("modelVersion", self.model.into()),
+        ]))
     }
 }
