@@ -234,8 +234,11 @@ fn retry_or_explain<T: DeserializeOwned>(
     }
     // JSON Schema counts `2.0` as an integer and serde does not: write those as integers and try
     // again, so the schema stays exactly what is enforced.
+    // Read back from text, by the parse that refused it: `T::deserialize(&value)` would
+    // instantiate every argument type's `Deserialize` once more, for the value's deserializer,
+    // in every tool's crate.
     if validate::coerce_integers(schema, &mut value)
-        && let Ok(parsed) = T::deserialize(&value)
+        && let Ok(parsed) = serde_json::from_str(&value.to_string())
     {
         return Ok(parsed);
     }
