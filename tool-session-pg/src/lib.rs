@@ -17,9 +17,10 @@
 //!   write a seq another has written (a unique violation, reported as `Leased`). A writer never
 //!   reconnects by itself: its lease lives exactly as long as its connection.
 //! - **Followers** ([`PgStore::follow`]): a session opened for reading on any host is told of
-//!   appends by `LISTEN`/`NOTIFY` (sent right after each commit by the writer's store, off the
-//!   commit path: a `NOTIFY` inside the transaction would serialize every session's commits on
-//!   PostgreSQL's notification lock), and reads
+//!   appends by `LISTEN`/`NOTIFY` (sent by the writer's store within 2 ms of the commit, the
+//!   appends of those 2 ms in one statement, off the commit path: a `NOTIFY` inside the
+//!   transaction would serialize every session's commits on PostgreSQL's notification lock),
+//!   and reads
 //!   them by seq from the last one it has ([`Session::refresh`]): after a missed notification,
 //!   a reconnect or any gap it catches up, and never takes a seq twice.
 //! - **Durability**, as the file store means it: an append is acknowledged once committed.
@@ -57,7 +58,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
@@ -74,6 +75,10 @@ pub const CHANNEL: &str = "toolhost_events";
 
 /// Events read per query when a log is read through.
 const PAGE: i64 = 1024;
+
+/// How long the notifier gathers appends before it tells followers of them: what a follower
+/// may wait beyond the commit.
+const NOTIFY_WINDOW: Duration = Duration::from_millis(2);
 
 /// How often a follower catches up even without a notification.
 const FOLLOW_TICK: Duration = Duration::from_millis(500);
@@ -423,7 +428,8 @@ impl PgStore {
     }
 
     /// The notifier's queue, starting it on first use: a thread with its own connection that
-    /// sends `NOTIFY` for the appends queued, the latest seq per session, in one statement.
+    /// sends `NOTIFY` for the appends queued within [`NOTIFY_WINDOW`] of the first, the latest
+    /// seq per session, in one statement.
     ///
     /// A `NOTIFY` in the appending transaction would take PostgreSQL's global notification lock
     /// at every commit, serializing the commits of all sessions (no group commit); sent after
@@ -448,7 +454,13 @@ impl PgStore {
         while let Ok(first) = receiver.recv() {
             let mut latest = std::collections::BTreeMap::new();
             latest.insert(first.0, first.1);
-            for (id, seq) in receiver.try_iter() {
+            // What else is appended in the next moment goes in the same statement: one writer
+            // appending without pause would otherwise have a `NOTIFY` sent per append, a second
+            // statement beside each of its own on the server.
+            let until = Instant::now() + NOTIFY_WINDOW;
+            while let Ok((id, seq)) =
+                receiver.recv_timeout(until.saturating_duration_since(Instant::now()))
+            {
                 latest.insert(id, seq);
             }
             let payloads: Vec<String> = latest
