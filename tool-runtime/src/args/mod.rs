@@ -88,7 +88,7 @@ impl Visitor<'_> for ArgFields {
     fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
         self.0
             .iter()
-            .position(|field| *field == name)
+            .position(|field| crate::text::same_name(field, name))
             .ok_or_else(|| E::unknown_field(name, self.0))
     }
 }

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::check::{self, Violation};
+use crate::text::same_name;
 
 /// The keywords a node's own types do not enforce.
 const UNENFORCED: &[&str] = &[
@@ -221,6 +222,11 @@ impl Node {
         node
     }
 
+    /// Whether the object declares a member of this name.
+    fn declares(&self, name: &str) -> bool {
+        self.names.iter().any(|declared| same_name(declared, name))
+    }
+
     fn number_violated(&self, number: &serde_json::Number) -> bool {
         self.number.iter().any(|(way, bound, inclusive)| {
             let order = check::compare(number, bound);
@@ -296,7 +302,7 @@ impl Node {
             }
             Value::Object(members) => {
                 if Node::count_violated(self.members_count, members.len())
-                    || (self.closed && members.keys().any(|key| !self.names.contains(key)))
+                    || (self.closed && members.keys().any(|key| !self.declares(key)))
                     || self.required.iter().any(|name| !members.contains_key(name))
                 {
                     return true;
@@ -308,9 +314,9 @@ impl Node {
                 });
                 named
                     || self.additional.as_ref().is_some_and(|node| {
-                        members.iter().any(|(key, member)| {
-                            !self.names.contains(key) && node.is_violated(member)
-                        })
+                        members
+                            .iter()
+                            .any(|(key, member)| !self.declares(key) && node.is_violated(member))
                     })
             }
             Value::Null | Value::Bool(_) => false,
@@ -550,16 +556,20 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
         let mut count = 0;
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             count += 1;
-            let declared = self.0.names.iter().any(|name| *name == *key);
+            // A member with checks of its own is declared; one without is looked for among
+            // the declared names only then.
+            let property = self
+                .0
+                .properties
+                .iter()
+                .find(|(name, _)| same_name(name, &key))
+                .map(|(_, node)| node);
+            let declared = property.is_some() || self.0.declares(&key);
             if self.0.closed && !declared {
                 violated = true;
             }
             let node = if declared {
-                self.0
-                    .properties
-                    .iter()
-                    .find(|(name, _)| *name == *key)
-                    .map(|(_, node)| node)
+                property
             } else {
                 self.0.additional.as_deref()
             };
