@@ -171,6 +171,19 @@ pub fn quote(text: &str) -> String {
     }
 }
 
+/// `a == b` for member and argument names: names are short, and for a name of a few bytes a
+/// call to `memcmp` costs more than comparing the bytes in place.
+#[inline]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,17 +230,4 @@ mod tests {
         }
         assert_eq!(neutralize("a\u{200d}b"), "a\\u{200d}b");
     }
-}
-
-/// `a == b` for member and argument names: names are short, and for a name of a few bytes a
-/// call to `memcmp` costs more than comparing the bytes in place.
-#[inline]
-pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len()
-        && if a.len() <= 16 {
-            a.iter().zip(b).all(|(x, y)| x == y)
-        } else {
-            a == b
-        }
 }
