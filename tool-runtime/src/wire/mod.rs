@@ -478,6 +478,21 @@ fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(object)
 }
 
+/// The members `names` of `value` (`None` for each it lacks, or when it is no object), found in
+/// one pass over its members: a block of a response has a handful, and looking each name up
+/// hashes it.
+fn members<'v, const N: usize>(value: &'v Value, names: [&str; N]) -> [Option<&'v Value>; N] {
+    let mut found = [None; N];
+    if let Value::Object(object) = value {
+        for (key, member) in object {
+            if let Some(slot) = names.iter().position(|name| name == key) {
+                found[slot] = Some(member);
+            }
+        }
+    }
+    found
+}
+
 fn value_args(arguments: Option<&Value>) -> String {
     // Into bytes, not through `Display`'s formatter: a call's arguments are most of a response.
     arguments.map_or_else(
@@ -570,16 +585,21 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
     turn.usage = response.get("usage").and_then(Usage::anthropic);
     turn.identify(&response, "id", "model");
     for block in &content {
-        match block.get("type").and_then(Value::as_str) {
+        let [kind, text, name, id, input] = members(block, ["type", "text", "name", "id", "input"]);
+        match kind.and_then(Value::as_str) {
             Some("text") => {
-                if let Some(text) = block.get("text").and_then(Value::as_str) {
+                if let Some(text) = text.and_then(Value::as_str) {
                     turn.push_text(text);
                 }
             }
             Some("tool_use") => {
-                let name = required_str(block, "name", "tool_use.name")?;
-                let id = required_str(block, "id", "tool_use.id")?;
-                turn.push_call(Some(id), name, value_args(block.get("input")))?;
+                let name = name
+                    .and_then(Value::as_str)
+                    .ok_or(WireError::Missing("tool_use.name"))?;
+                let id = id
+                    .and_then(Value::as_str)
+                    .ok_or(WireError::Missing("tool_use.id"))?;
+                turn.push_call(Some(id), name, value_args(input))?;
             }
             _ => {}
         }

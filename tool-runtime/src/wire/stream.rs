@@ -1,6 +1,7 @@
 //! Streamed responses: each provider's server-sent events accumulated into the [`ModelTurn`]
 //! the equivalent non-streamed response gives ([`StreamReader`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
@@ -187,6 +188,11 @@ impl StreamReader {
         {
             chat.done = true;
             return Ok(None);
+        }
+        if let State::Anthropic(anthropic) = &mut self.state
+            && let Some(read) = anthropic.delta(data)
+        {
+            return read;
         }
         let value: Value = serde_json::from_str(data).map_err(WireError::NotJson)?;
         if !value.is_object() {
@@ -772,6 +778,62 @@ impl AnthropicStream {
         }
     }
 
+    /// A text or input piece (`content_block_delta`, most of a stream's events), read into
+    /// borrowing fields rather than a JSON value; `None` for anything else, or anything that
+    /// reads otherwise than the general path would read it (an `error` member, a repeated
+    /// member, another shape), which then reads the event instead.
+    fn delta(&mut self, data: &str) -> Option<Result<Option<String>, WireError>> {
+        #[derive(serde::Deserialize)]
+        struct Event<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Cow<'a, str>,
+            index: u64,
+            #[serde(borrow)]
+            delta: Delta<'a>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Delta<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Cow<'a, str>,
+            #[serde(borrow)]
+            text: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            partial_json: Option<Cow<'a, str>>,
+        }
+        // A struct also reads from an array; the general path refuses one.
+        if !data.starts_with('{') || self.message.is_none() {
+            return None;
+        }
+        let event: Event<'_> = serde_json::from_str(data).ok()?;
+        if event.kind != "content_block_delta" || event.error.is_some() {
+            return None;
+        }
+        let block = match self.block(event.index, "content_block_delta before its block's start") {
+            Ok(block) => block,
+            Err(error) => return Some(Err(error)),
+        };
+        Some(Ok(
+            match (
+                &*event.delta.kind,
+                event.delta.text,
+                event.delta.partial_json,
+            ) {
+                ("text_delta", Some(piece), _) if block.is("text") => {
+                    block.append("text", &piece);
+                    Some(piece.into_owned())
+                }
+                ("text_delta", _, _) => None,
+                ("input_json_delta", _, Some(piece)) if block.takes_input() => {
+                    block.json.get_or_insert_default().push_str(&piece);
+                    None
+                }
+                ("input_json_delta", _, _) => None,
+                _ => return None,
+            },
+        ))
+    }
+
     fn block(&mut self, index: u64, out_of_order: &'static str) -> Result<&mut Block, WireError> {
         self.positions
             .get(&index)
@@ -955,5 +1017,78 @@ impl GeminiStream {
             ("responseId", self.id.into()),
             ("modelVersion", self.model.into()),
         ]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An Anthropic stream with its message started, a text block at index 0 and a `tool_use`
+    /// block at index 1.
+    fn started() -> AnthropicStream {
+        let mut stream = AnthropicStream::default();
+        for data in [
+            r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c"}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}"#,
+        ] {
+            stream
+                .push("event", serde_json::from_str(data).unwrap())
+                .unwrap();
+        }
+        stream
+    }
+
+    fn finished(mut stream: AnthropicStream) -> String {
+        for data in [
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"}}"#,
+            r#"{"type":"message_stop"}"#,
+        ] {
+            stream
+                .push("event", serde_json::from_str(data).unwrap())
+                .unwrap();
+        }
+        format!("{:?}", stream.finish())
+    }
+
+    #[test]
+    fn a_delta_read_in_place_reads_as_the_general_path_reads_it() {
+        let cases = [
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\"lo\n"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1}"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"},"extra":[1]}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"not here"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":null}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta"}}"#,
+            r#"{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"x"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"error":null}"#,
+            // Each of these reads otherwise, or fails, on the general path alone.
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":5}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"error":{"message":"no"}}"#,
+            r#"{"type":"content_block_delta","index":0,"index":1,"delta":{"type":"text_delta","text":"x"}}"#,
+            r#"{"type":"content_block_delta","index":1.0,"delta":{"type":"text_delta","text":"x"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}"#,
+            r#"{"type":"content_block_delta","index":0}"#,
+            r#"{"type":"ping"}"#,
+            r#"["content_block_delta",0,{"type":"text_delta","text":"x"}]"#,
+        ];
+        let mut in_place = 0;
+        for data in cases {
+            let mut fast = started();
+            let Some(read) = fast.delta(data) else {
+                continue;
+            };
+            in_place += 1;
+            let mut general = started();
+            let expected = general.push("content_block_delta", serde_json::from_str(data).unwrap());
+            assert_eq!(format!("{read:?}"), format!("{expected:?}"), "{data}");
+            assert_eq!(finished(fast), finished(general), "{data}");
+        }
+        // The first nine are read in place; the rest are left to the general path.
+        assert_eq!(in_place, 9);
     }
 }
