@@ -596,6 +596,67 @@ fn main() {
             black_box(serde_json::from_str::<serde_json::Value>(black_box(&body)).unwrap());
         });
         report("wire: 20 calls read, 20 results written", ours, floor);
+
+        // The same 20 calls streamed (Anthropic's server-sent events, each call's input in three
+        // `input_json_delta` pieces), read event by event, against a bare `serde_json` parse of
+        // each event's data: what any reader of the stream does at least.
+        let mut events: Vec<(&str, String)> = vec![(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+                   "role": "assistant", "content": [], "model": "claude",
+                   "usage": {"input_tokens": 1000, "output_tokens": 1}}})
+            .to_string(),
+        )];
+        for i in 0..20 {
+            events.push((
+                "content_block_start",
+                json!({"type": "content_block_start", "index": i, "content_block":
+                       {"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "todo_write",
+                        "input": {}}})
+                .to_string(),
+            ));
+            let input = todo_args(3);
+            let third = input.len() / 3;
+            for piece in [
+                &input[..third],
+                &input[third..2 * third],
+                &input[2 * third..],
+            ] {
+                events.push((
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": i,
+                           "delta": {"type": "input_json_delta", "partial_json": piece}})
+                    .to_string(),
+                ));
+            }
+            events.push((
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": i}).to_string(),
+            ));
+        }
+        events.push((
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+                   "usage": {"output_tokens": 600}})
+            .to_string(),
+        ));
+        events.push(("message_stop", json!({"type": "message_stop"}).to_string()));
+        let ours = measure(|| {
+            let mut reader = provider.stream_reader();
+            for (event, data) in &events {
+                reader.push(event, black_box(data)).unwrap();
+            }
+            let turn = reader.finish().unwrap();
+            assert_eq!(turn.calls.len(), 20);
+            let results = provider.results(&turn, &outputs);
+            black_box((turn, results));
+        });
+        let floor = measure(|| {
+            for (_, data) in &events {
+                black_box(serde_json::from_str::<serde_json::Value>(black_box(data)).unwrap());
+            }
+        });
+        report("wire: the same 20 calls streamed", ours, floor);
     }
     std::io::stdout().flush().unwrap();
 }
