@@ -100,9 +100,8 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
                 let start = i + 1;
                 let mut end = start;
                 let mut escaped = false;
-                while let Some(offset) = bytes[end.min(bytes.len())..]
-                    .iter()
-                    .position(|&byte| byte == b'"' || byte == b'\\')
+                while let Some(offset) =
+                    memchr::memchr2(b'"', b'\\', &bytes[end.min(bytes.len())..])
                 {
                     end += offset;
                     if bytes[end] == b'"' {
