@@ -227,7 +227,10 @@ fn first_duplicate(todos: &[Todo]) -> Option<&str> {
         }
         return None;
     }
-    let mut seen = HashSet::with_capacity(todos.len());
+    // A list holds at most `TodoLimits::max_todos` contents, which bounds what colliding hashes
+    // could cost; foldhash is seeded per process.
+    let mut seen: HashSet<&str, foldhash::fast::RandomState> =
+        HashSet::with_capacity_and_hasher(todos.len(), Default::default());
     todos
         .iter()
         .map(|todo| todo.content.trim())
