@@ -451,8 +451,12 @@ impl ModelTurn {
 
 /// The string member `key` of `value`, which the provider always sends (`what` names it).
 fn required_str<'v>(value: &'v Value, key: &str, what: &'static str) -> Result<&'v str, WireError> {
-    value
-        .get(key)
+    required(value.get(key), what)
+}
+
+/// A member the provider always sends as a string (`what` names it), once found.
+fn required<'v>(member: Option<&'v Value>, what: &'static str) -> Result<&'v str, WireError> {
+    member
         .and_then(Value::as_str)
         .ok_or(WireError::Missing(what))
 }
@@ -467,7 +471,6 @@ fn string_args(arguments: Option<&Value>) -> String {
     }
 }
 
-/// Arguments sent as a JSON value (Anthropic, Gemini): its text, members in the order sent.
 /// A JSON object of these members, each moved in. (`json!` serializes what it is given: for an
 /// array or object that is a copy of all of it.)
 fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
@@ -493,6 +496,7 @@ fn members<'v, const N: usize>(value: &'v Value, names: [&str; N]) -> [Option<&'
     found
 }
 
+/// Arguments sent as a JSON value (Anthropic, Gemini): its text, members in the order sent.
 fn value_args(arguments: Option<&Value>) -> String {
     // Into bytes, not through `Display`'s formatter: a call's arguments are most of a response.
     arguments.map_or_else(
@@ -593,12 +597,8 @@ fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError> {
                 }
             }
             Some("tool_use") => {
-                let name = name
-                    .and_then(Value::as_str)
-                    .ok_or(WireError::Missing("tool_use.name"))?;
-                let id = id
-                    .and_then(Value::as_str)
-                    .ok_or(WireError::Missing("tool_use.id"))?;
+                let name = required(name, "tool_use.name")?;
+                let id = required(id, "tool_use.id")?;
                 turn.push_call(Some(id), name, value_args(input))?;
             }
             _ => {}

@@ -596,6 +596,21 @@ impl Block {
         self.value.insert("input".into(), input);
     }
 
+    /// A `text_delta` piece: appended to a text block, and returned for the user to see now.
+    fn text_piece(&mut self, piece: &str) -> Option<String> {
+        self.is("text").then(|| {
+            self.append("text", piece);
+            piece.to_owned()
+        })
+    }
+
+    /// An `input_json_delta` piece: gathered, for a block that takes input.
+    fn input_piece(&mut self, piece: &str) {
+        if self.takes_input() {
+            self.json.get_or_insert_default().push_str(piece);
+        }
+    }
+
     fn takes_input(&self) -> bool {
         self.value
             .get("type")
@@ -688,18 +703,12 @@ impl AnthropicStream {
                 let delta = data.get("delta").unwrap_or(&Value::Null);
                 let text = |key: &str| optional_str(delta, key, "content_block_delta.delta");
                 match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => match text("text")? {
-                        Some(piece) if block.is("text") => {
-                            block.append("text", piece);
-                            Ok(Some(piece.to_owned()))
-                        }
-                        _ => Ok(None),
-                    },
+                    Some("text_delta") => {
+                        Ok(text("text")?.and_then(|piece| block.text_piece(piece)))
+                    }
                     Some("input_json_delta") => {
-                        if let Some(piece) = text("partial_json")?
-                            && block.takes_input()
-                        {
-                            block.json.get_or_insert_default().push_str(piece);
+                        if let Some(piece) = text("partial_json")? {
+                            block.input_piece(piece);
                         }
                         Ok(None)
                     }
@@ -813,25 +822,17 @@ impl AnthropicStream {
             Ok(block) => block,
             Err(error) => return Some(Err(error)),
         };
-        Some(Ok(
-            match (
-                &*event.delta.kind,
-                event.delta.text,
-                event.delta.partial_json,
-            ) {
-                ("text_delta", Some(piece), _) if block.is("text") => {
-                    block.append("text", &piece);
-                    Some(piece.into_owned())
+        let delta = event.delta;
+        Some(Ok(match &*delta.kind {
+            "text_delta" => delta.text.and_then(|piece| block.text_piece(&piece)),
+            "input_json_delta" => {
+                if let Some(piece) = delta.partial_json {
+                    block.input_piece(&piece);
                 }
-                ("text_delta", _, _) => None,
-                ("input_json_delta", _, Some(piece)) if block.takes_input() => {
-                    block.json.get_or_insert_default().push_str(&piece);
-                    None
-                }
-                ("input_json_delta", _, _) => None,
-                _ => return None,
-            },
-        ))
+                None
+            }
+            _ => return None,
+        }))
     }
 
     fn block(&mut self, index: u64, out_of_order: &'static str) -> Result<&mut Block, WireError> {
