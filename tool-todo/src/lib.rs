@@ -238,7 +238,7 @@ fn first_duplicate(todos: &[Todo]) -> Option<&str> {
 }
 
 /// How many tasks of a list stand at each status.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Counts {
     pending: usize,
     in_progress: usize,
@@ -247,11 +247,7 @@ struct Counts {
 
 impl Counts {
     fn of(todos: &[Todo]) -> Counts {
-        let mut counts = Counts {
-            pending: 0,
-            in_progress: 0,
-            completed: 0,
-        };
+        let mut counts = Counts::default();
         for todo in todos {
             match todo.status {
                 TodoStatus::Pending => counts.pending += 1,
