@@ -5,6 +5,7 @@
 //! as each provider flags them, the restatement after a compaction.
 
 mod http;
+mod python;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,8 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::{Value, json};
 use tool_runtime::{Agent, Ctx, Exec, Session};
 
+use python::{python, python_with_port};
+
 const PROVIDERS: [&str; 4] = ["openai", "openai-responses", "anthropic", "gemini"];
 
 struct Server {
@@ -22,15 +25,6 @@ struct Server {
     // Kept open: the server exits when it closes, with this process.
     _stdin: Mutex<ChildStdin>,
     _child: Child,
-}
-
-fn python() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
 }
 
 fn scratch() -> PathBuf {
@@ -57,28 +51,6 @@ fn server() -> &'static Server {
             _child: child,
         }
     })
-}
-
-/// A Python script of the tests (`script`, from this crate's directory) started with `records`
-/// as its argument, and the port it prints first as `PORT <n>`; `missing` says why it may not
-/// have started. Its standard input is piped: it exits when that closes.
-fn python_with_port(script: &str, records: &Path, missing: &str) -> (Child, u16) {
-    let mut child = Command::new(python())
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
-        .arg(records)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .strip_prefix("PORT ")
-        .and_then(|port| port.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{missing}: {line:?}"));
-    (child, port)
 }
 
 /// One `toolhost agent` run and what the server received for its scenario.

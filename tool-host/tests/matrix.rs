@@ -5,6 +5,7 @@
 //! starts a throwaway server) and the Python SDKs `.ci/run` installs (the agent's provider).
 
 mod http;
+mod python;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ use tool_runtime::session::{Durability, JsonlLog, OpenMode};
 use tool_runtime::{Agent, Ctx, Exec, Session, SessionHub};
 use tool_session_pg::PgStore;
 use tool_todo::TodoWrite;
+
+use python::{python, python_with_port};
 
 fn pg_url() -> String {
     std::env::var("TOOLHOST_TEST_PG").expect(
@@ -303,30 +306,13 @@ fn mcp_http_on_every_store() {
 fn provider() -> u16 {
     static PORT: OnceLock<(u16, Child)> = OnceLock::new();
     PORT.get_or_init(|| {
-        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let venv = here.join("../target/venv/bin/python3");
-        let python = if venv.exists() {
-            venv.into_os_string()
-        } else {
-            "python3".into()
-        };
         let records = scratch().join("records");
         std::fs::create_dir_all(&records).unwrap();
-        let mut child = Command::new(python)
-            .arg(here.join("tests/agent/server.py"))
-            .arg(&records)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .strip_prefix("PORT ")
-            .and_then(|port| port.trim().parse().ok())
-            .unwrap_or_else(|| panic!("the provider did not start: {line:?}"));
+        let (child, port) = python_with_port(
+            "tests/agent/server.py",
+            &records,
+            "the provider did not start",
+        );
         (port, child)
     })
     .0
@@ -563,15 +549,9 @@ fn mcp_from_every_runtime_on_every_store() {
 /// The Python MCP SDK's server of the agent tests, logging to `log`: `--mcp` for it.
 fn mcp_server(log: &Path) -> String {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let venv = here.join("../target/venv/bin/python3");
-    let python = if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    };
     format!(
         "{} {} stdio {}",
-        python.display(),
+        python().display(),
         here.join("tests/agent/mcp_server.py").display(),
         log.display()
     )

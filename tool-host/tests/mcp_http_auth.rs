@@ -7,6 +7,7 @@
 //! machines reach without a way of checking callers.
 
 mod http;
+mod python;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use http::{HttpServer, Reply, tool_result};
+use python::python;
 use serde_json::Value;
 
 const LIST: &str = r#"{"todos":[{"content":"Ship","status":"in_progress"}]}"#;
@@ -23,15 +25,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn python() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
 }
 
 /// An issuer of `tests/auth` (`issuer.py`, or the SDK-made `authorization_server.py`), on a

@@ -1,20 +1,18 @@
 //! `toolhost mcp` driven by a client nobody here wrote: the official Python MCP SDK's, pinned in
 //! `tests/mcp/requirements.txt` and installed by `.ci/run`.
 
+mod python;
+
 use std::path::Path;
 use std::process::Command;
+
+use python::python;
 
 #[test]
 fn the_python_sdk_client_lists_and_calls_todo_write() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The virtual environment `.ci/run` makes, else the first python3 on PATH.
-    let venv = here.join("../target/venv/bin/python3");
-    let python = if venv.exists() {
-        venv.as_os_str()
-    } else {
-        "python3".as_ref()
-    };
-    let probe = Command::new(python).args(["-c", "import mcp"]).output();
+    let python = python();
+    let probe = Command::new(&python).args(["-c", "import mcp"]).output();
     match probe {
         Ok(output) if output.status.success() => {}
         _ => panic!(
