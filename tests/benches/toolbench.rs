@@ -81,6 +81,11 @@ fn todo_args(n: usize) -> String {
     json!({ "todos": todos }).to_string()
 }
 
+/// Both sides of a dispatch row keep every list they accept (ours in the session's events), and
+/// both let go of what they kept every `KEEP` calls: a run that kept millions of lists measured
+/// the kernel's page faults for fresh memory more than the calls.
+const KEEP: usize = 1024;
+
 /// The floor: the same arguments into plain typed structs, checked by hand, and the list kept.
 mod floor {
     use super::*;
@@ -104,7 +109,15 @@ mod floor {
         Completed,
     }
 
-    pub fn call(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
+    /// [`call`], letting go of what was kept every [`KEEP`] lists.
+    pub fn call_kept(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
+        if kept.len() == KEEP {
+            kept.clear();
+        }
+        call(args, kept)
+    }
+
+    fn call(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
         let Ok(args) = serde_json::from_str::<Args>(args) else {
             return false;
         };
@@ -322,10 +335,6 @@ fn main() {
     ctx.plugin::<TodoWrite>().unwrap();
 
     if wanted(&filter, "dispatch") {
-        // Both sides keep every list they accept (ours in the session's events), and both let
-        // go of what they kept every `KEEP` calls: a run that kept millions of lists measured
-        // the kernel's page faults for fresh memory more than the calls.
-        const KEEP: usize = 1024;
         let fresh = || Exec::for_agent(Agent::new("bench", Session::in_memory()));
         for n in [3, 20, 200] {
             let args = todo_args(n);
@@ -340,26 +349,15 @@ fn main() {
                 assert!(!out.is_error);
             });
             let mut kept = Vec::with_capacity(KEEP);
-            let floor = measure(|| {
-                if kept.len() == KEEP {
-                    kept.clear();
-                }
-                assert!(floor::call(black_box(&args), &mut kept));
-            });
+            let floor = measure(|| assert!(floor::call_kept(black_box(&args), &mut kept)));
             report(&format!("dispatch todo_write, {n} todos"), ours, floor);
         }
     }
     // Alone with the filter `errors`.
     if wanted(&filter, "dispatch errors") {
-        const KEEP: usize = 1024;
         let mut kept = Vec::with_capacity(KEEP);
         let args = todo_args(20);
-        let floor = measure(|| {
-            if kept.len() == KEEP {
-                kept.clear();
-            }
-            assert!(floor::call(black_box(&args), &mut kept));
-        });
+        let floor = measure(|| assert!(floor::call_kept(black_box(&args), &mut kept)));
         let exec = Exec::for_agent(Agent::new("bench", Session::in_memory()));
         let bad_status = args.replacen("\"pending\"", "\"done\"", 1);
         let schema_error = measure(|| {
