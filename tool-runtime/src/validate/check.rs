@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Number, Value};
 
 use super::locate::{Located, Segment};
-use super::{format, pattern};
+use super::{Member, format, pattern};
 
 use crate::text::quote as quote_found;
 
@@ -82,7 +82,7 @@ pub(crate) fn first_violation_in_part(
             Segment::Index(_) => "array",
         };
         if object
-            .get("type")
+            .member("type")
             .is_some_and(|types| types.as_str() != Some(kind))
         {
             return None;
@@ -91,11 +91,11 @@ pub(crate) fn first_violation_in_part(
             Segment::Key(key) => {
                 push_key(&mut path, key);
                 match object
-                    .get("properties")
-                    .and_then(|properties| properties.get(key))
+                    .member("properties")
+                    .and_then(|properties| properties.member(key))
                 {
                     Some(member) => member,
-                    None => match object.get("additionalProperties") {
+                    None => match object.member("additionalProperties") {
                         Some(member @ Value::Object(_)) => member,
                         _ => return None,
                     },
@@ -103,7 +103,7 @@ pub(crate) fn first_violation_in_part(
             }
             Segment::Index(index) => {
                 let _ = write!(path, "[{index}]");
-                object.get("items")?
+                object.member("items")?
             }
         };
     }
@@ -121,7 +121,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
     if let Some(message) = check_alternatives(schema, value, path) {
         return Some(message);
     }
-    if let Some(Value::Array(branches)) = schema.get("allOf") {
+    if let Some(Value::Array(branches)) = schema.member("allOf") {
         for branch in branches {
             let len = path.len();
             if let Some(message) = check(branch, value, path) {
@@ -130,7 +130,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
             path.truncate(len);
         }
     }
-    if let Some(types) = schema.get("type")
+    if let Some(types) = schema.member("type")
         && !type_matches(types, value)
     {
         return Some(format!(
@@ -139,7 +139,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
             found(value)
         ));
     }
-    if let Some(Value::Array(options)) = schema.get("enum")
+    if let Some(Value::Array(options)) = schema.member("enum")
         && !options.iter().any(|option| same(option, value))
     {
         return Some(format!(
@@ -148,7 +148,7 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Option<String> {
             found(value)
         ));
     }
-    if let Some(constant) = schema.get("const")
+    if let Some(constant) = schema.member("const")
         && !same(constant, value)
     {
         return Some(format!(
@@ -182,7 +182,7 @@ fn check_alternatives(
         let message = check(branch, value, path)?;
         // A branch fits when it declares the value's type, or declares none and the value got
         // past its own level.
-        let fits = match branch.get("type") {
+        let fits = match branch.member("type") {
             Some(types) => type_matches(types, value),
             None => path.len() > len,
         };
@@ -213,8 +213,8 @@ fn check_alternatives(
 
 fn alternatives(schema: &Map<String, Value>) -> Option<&Vec<Value>> {
     schema
-        .get("anyOf")
-        .or_else(|| schema.get("oneOf"))
+        .member("anyOf")
+        .or_else(|| schema.member("oneOf"))
         .and_then(Value::as_array)
 }
 
@@ -223,7 +223,7 @@ fn union(branches: &[Value]) -> String {
     branches
         .iter()
         .filter_map(Value::as_object)
-        .map(|branch| match branch.get("enum") {
+        .map(|branch| match branch.member("enum") {
             // An enum's values, each an alternative of the union.
             Some(Value::Array(options)) => {
                 options.iter().map(literal).collect::<Vec<_>>().join(" or ")
@@ -235,7 +235,7 @@ fn union(branches: &[Value]) -> String {
 }
 
 fn check_number(schema: &Map<String, Value>, number: &Number) -> Option<String> {
-    let bound = |key: &str| match schema.get(key) {
+    let bound = |key: &str| match schema.member(key) {
         Some(Value::Number(bound)) => Some(compare(number, bound)),
         _ => None,
     };
@@ -243,7 +243,7 @@ fn check_number(schema: &Map<String, Value>, number: &Number) -> Option<String> 
         || bound("exclusiveMinimum").is_some_and(Ordering::is_le)
         || bound("maximum") == Some(Ordering::Greater)
         || bound("exclusiveMaximum").is_some_and(Ordering::is_ge)
-        || matches!(schema.get("multipleOf"), Some(Value::Number(step)) if !is_multiple(number, step));
+        || matches!(schema.member("multipleOf"), Some(Value::Number(step)) if !is_multiple(number, step));
     outside.then(|| format!("expected {}, got {number}", expected(schema)))
 }
 
@@ -293,14 +293,14 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
                 && a.iter()
-                    .all(|(key, a)| b.get(key).is_some_and(|b| same(a, b)))
+                    .all(|(key, a)| b.member(key).is_some_and(|b| same(a, b)))
         }
         _ => a == b,
     }
 }
 
 fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
-    let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
+    let bound = |key: &str| schema.member(key).and_then(Value::as_u64);
     let (min, max) = (bound("minLength"), bound("maxLength"));
     if min.is_some() || max.is_some() {
         let chars = text.chars().count() as u64;
@@ -313,10 +313,10 @@ fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
     }
     // Outside an asserted format, or not matching the pattern: said in the same words.
     let refused = matches!(
-        schema.get(format::ASSERTED),
+        schema.member(format::ASSERTED),
         Some(Value::String(name)) if !format::matches(name, text)
     ) || matches!(
-        schema.get("pattern"),
+        schema.member("pattern"),
         Some(Value::String(regex)) if !pattern::matches(regex, text)
     );
     if refused {
@@ -331,7 +331,7 @@ fn check_string(schema: &Map<String, Value>, text: &str) -> Option<String> {
 
 fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) -> Option<String> {
     let count = items.len() as u64;
-    let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
+    let bound = |key: &str| schema.member(key).and_then(Value::as_u64);
     if bound("minItems").is_some_and(|min| count < min)
         || bound("maxItems").is_some_and(|max| count > max)
     {
@@ -340,7 +340,7 @@ fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) 
             expected(schema)
         ));
     }
-    if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+    if schema.member("uniqueItems") == Some(&Value::Bool(true)) {
         for (index, item) in items.iter().enumerate() {
             if let Some(first) = items[..index]
                 .iter()
@@ -353,11 +353,11 @@ fn check_array(schema: &Map<String, Value>, items: &[Value], path: &mut String) 
             }
         }
     }
-    let prefix = schema.get("prefixItems").and_then(Value::as_array);
+    let prefix = schema.member("prefixItems").and_then(Value::as_array);
     for (index, item) in items.iter().enumerate() {
         let item_schema = match prefix.and_then(|prefix| prefix.get(index)) {
             Some(item_schema) => item_schema,
-            None => match schema.get("items") {
+            None => match schema.member("items") {
                 Some(item_schema) => item_schema,
                 None => continue,
             },
@@ -378,7 +378,7 @@ fn check_object(
     path: &mut String,
 ) -> Option<String> {
     let count = members.len() as u64;
-    let bound = |key: &str| schema.get(key).and_then(Value::as_u64);
+    let bound = |key: &str| schema.member(key).and_then(Value::as_u64);
     if bound("minProperties").is_some_and(|min| count < min)
         || bound("maxProperties").is_some_and(|max| count > max)
     {
@@ -387,16 +387,16 @@ fn check_object(
             expected(schema)
         ));
     }
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let additional = schema.get("additionalProperties");
-    let names = schema.get("propertyNames");
+    let properties = schema.member("properties").and_then(Value::as_object);
+    let additional = schema.member("additionalProperties");
+    let names = schema.member("propertyNames");
     for (key, member) in members {
         if let Some(names) = names
             && let Some(problem) = check(names, &Value::String(key.clone()), &mut String::new())
         {
             return Some(format!("member name {}: {problem}", quote_found(key)));
         }
-        let member_schema = match properties.and_then(|properties| properties.get(key)) {
+        let member_schema = match properties.and_then(|properties| properties.member(key)) {
             Some(member_schema) => member_schema,
             None => match additional {
                 Some(Value::Bool(false)) => return Some(unknown_field(key, properties)),
@@ -411,15 +411,15 @@ fn check_object(
         }
         path.truncate(len);
     }
-    let required = schema.get("required").and_then(Value::as_array);
+    let required = schema.member("required").and_then(Value::as_array);
     for name in required.into_iter().flatten().filter_map(Value::as_str) {
-        if !members.contains_key(name) {
+        if members.member(name).is_none() {
             return Some(format!("missing field {}", quote_found(name)));
         }
     }
-    if let Some(Value::Object(dependent)) = schema.get("dependentRequired") {
+    if let Some(Value::Object(dependent)) = schema.member("dependentRequired") {
         for (present, needed) in dependent {
-            if !members.contains_key(present) {
+            if members.member(present).is_none() {
                 continue;
             }
             let needed = needed
@@ -428,7 +428,7 @@ fn check_object(
                 .flatten()
                 .filter_map(Value::as_str);
             for name in needed {
-                if !members.contains_key(name) {
+                if members.member(name).is_none() {
                     return Some(format!(
                         "missing field {}, which {} requires",
                         quote_found(name),
@@ -512,7 +512,7 @@ pub(crate) fn coerce_integers(schema: &Value, value: &mut Value) -> bool {
     let mut changed = false;
     for key in ["anyOf", "oneOf", "allOf"] {
         for branch in schema
-            .get(key)
+            .member(key)
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -520,7 +520,7 @@ pub(crate) fn coerce_integers(schema: &Value, value: &mut Value) -> bool {
             changed |= coerce_integers(branch, value);
         }
     }
-    let wants_integer = match schema.get("type") {
+    let wants_integer = match schema.member("type") {
         Some(Value::String(name)) => name == "integer",
         Some(Value::Array(names)) => {
             names.iter().any(|n| n == "integer") && !names.iter().any(|n| n == "number")
@@ -542,11 +542,11 @@ pub(crate) fn coerce_integers(schema: &Value, value: &mut Value) -> bool {
             changed
         }
         Value::Array(items) => {
-            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            let prefix = schema.member("prefixItems").and_then(Value::as_array);
             for (index, item) in items.iter_mut().enumerate() {
                 if let Some(item_schema) = prefix
                     .and_then(|p| p.get(index))
-                    .or_else(|| schema.get("items"))
+                    .or_else(|| schema.member("items"))
                 {
                     changed |= coerce_integers(item_schema, item);
                 }
@@ -554,11 +554,11 @@ pub(crate) fn coerce_integers(schema: &Value, value: &mut Value) -> bool {
             changed
         }
         Value::Object(members) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
+            let properties = schema.member("properties").and_then(Value::as_object);
             for (key, member) in members.iter_mut() {
                 if let Some(member_schema) = properties
-                    .and_then(|p| p.get(key))
-                    .or_else(|| schema.get("additionalProperties"))
+                    .and_then(|p| p.member(key))
+                    .or_else(|| schema.member("additionalProperties"))
                 {
                     changed |= coerce_integers(member_schema, member);
                 }
@@ -571,22 +571,22 @@ pub(crate) fn coerce_integers(schema: &Value, value: &mut Value) -> bool {
 
 /// What a schema expects, as a phrase: `a string`, `one of "a", "b"`, `an integer from 0 to 255`.
 fn expected(schema: &Map<String, Value>) -> String {
-    if let Some(Value::Array(options)) = schema.get("enum") {
+    if let Some(Value::Array(options)) = schema.member("enum") {
         let options: Vec<String> = options.iter().map(literal).collect();
         return match options.as_slice() {
             [only] => only.clone(),
             _ => format!("one of {}", options.join(", ")),
         };
     }
-    if let Some(constant) = schema.get("const") {
+    if let Some(constant) = schema.member("const") {
         return literal(constant);
     }
-    if schema.get("type").is_none()
+    if schema.member("type").is_none()
         && let Some(branches) = alternatives(schema)
     {
         return union(branches);
     }
-    let mut phrase = match schema.get("type") {
+    let mut phrase = match schema.member("type") {
         Some(Value::String(name)) => type_phrase(name).to_owned(),
         Some(Value::Array(names)) => names
             .iter()
@@ -598,7 +598,7 @@ fn expected(schema: &Map<String, Value>) -> String {
     };
     let number = |key: &str| {
         schema
-            .get(key)
+            .member(key)
             .filter(|v| v.is_number())
             .map(Value::to_string)
     };
@@ -654,13 +654,13 @@ fn expected(schema: &Map<String, Value>) -> String {
             (None, None) => {}
         }
     }
-    if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+    if schema.member("uniqueItems") == Some(&Value::Bool(true)) {
         phrase.push_str(" of unique items");
     }
-    if let Some(Value::String(name)) = schema.get(format::ASSERTED) {
+    if let Some(Value::String(name)) = schema.member(format::ASSERTED) {
         let _ = write!(phrase, " in the format {}", quote_found(name));
     }
-    if let Some(Value::String(regex)) = schema.get("pattern") {
+    if let Some(Value::String(regex)) = schema.member("pattern") {
         let _ = write!(phrase, " matching {}", quote_found(regex));
     }
     phrase

@@ -17,7 +17,7 @@ pub(crate) use plan::{Plan, close_and_plan, implied_range};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// What a schema's text compiles to, or why it does not: a pattern's regular expression, a
 /// format's checker.
@@ -43,10 +43,39 @@ impl<T> CompileOnce<T> {
             .get_or_init(Mutex::default)
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        cache
-            .entry(text.to_owned())
-            .or_insert_with(|| compile().map(Arc::new))
-            .clone()
+        if let Some(compiled) = cache.get(text) {
+            return compiled.clone();
+        }
+        let compiled = compile().map(Arc::new);
+        cache.insert(text.to_owned(), compiled.clone());
+        compiled
+    }
+}
+
+/// A member of a JSON object found by comparing names in order: a schema's objects hold a
+/// handful of keywords, and a scan finds one sooner than hashing its name (serde_json's maps
+/// hash with SipHash). Larger objects are looked up by hash.
+pub(crate) trait Member {
+    /// The member named `key`, if there is one (`None` for anything but an object).
+    fn member(&self, key: &str) -> Option<&Value>;
+}
+
+/// Objects up to this many members are scanned.
+const SCANNED_MEMBERS: usize = 12;
+
+impl Member for Map<String, Value> {
+    fn member(&self, key: &str) -> Option<&Value> {
+        if self.len() > SCANNED_MEMBERS {
+            return self.get(key);
+        }
+        self.iter()
+            .find_map(|(name, value)| (name == key).then_some(value))
+    }
+}
+
+impl Member for Value {
+    fn member(&self, key: &str) -> Option<&Value> {
+        self.as_object()?.member(key)
     }
 }
 
