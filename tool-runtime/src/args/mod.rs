@@ -191,8 +191,8 @@ fn violation_where_parse_stopped(
         return None;
     }
     let stopped = offset_of(args, error.line(), error.column())?.checked_sub(1)?;
-    // Malformed text is said to be so, as the whole arguments' reading says it.
-    serde_json::from_str::<de::IgnoredAny>(args).ok()?;
+    // Malformed text makes this `None` (the scan checks the syntax), and the whole arguments'
+    // reading says it is malformed.
     let located = validate::container_at(args, stopped)?;
     let part: Value = serde_json::from_str(located.text).ok()?;
     validate::first_violation_in_part(definition.checked_schema(), &located, &part)

@@ -2,8 +2,9 @@
 //! byte of the text, with its path and its own text, so that a refusal reads that part again
 //! rather than the whole arguments.
 //!
-//! The text must be well-formed JSON (the caller checks it first). Anything this cannot be sure
-//! of makes it answer `None`, and the caller reads the whole arguments as before: a key written
+//! The scan checks that the text is well-formed JSON as it goes, so that it is the arguments'
+//! only reading after the typed parse's. Malformed text, and anything this cannot be sure of,
+//! make it answer `None`, and the caller reads the whole arguments as before: a key written
 //! with escapes anywhere on the path, a key repeated in any object (the whole value keeps the
 //! last one, and the part would not agree with it), the innermost container being the arguments
 //! themselves; and what reading the whole arguments as a value might refuse where a syntax check
@@ -47,19 +48,47 @@ const MAX_DEPTH: usize = 64;
 /// A number longer than this is left to the whole reading (which may find it out of range).
 const MAX_NUMBER_BYTES: usize = 15;
 
+/// What the grammar allows next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// A value: the start, after a `:`, after an array's `,`.
+    Value,
+    /// A value or `]`: right after `[`.
+    ValueOrClose,
+    /// A member name or `}`: right after `{`.
+    NameOrClose,
+    /// A member name: after an object's `,`.
+    Name,
+    /// The `:` after a member name.
+    Colon,
+    /// A `,` or the container's close: after a value.
+    CommaOrClose,
+    /// Nothing but white space: after the whole value.
+    End,
+}
+
 /// The innermost array or object of `text` that holds byte `at`, unless it is `text` as a whole
-/// or anything makes the answer unsure (see the module's docs).
+/// or anything makes the answer unsure (see the module's docs). `None` too when `text` is not
+/// well-formed JSON, which the scan checks as it goes: that answer is the whole reading's to
+/// give.
 pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
     let bytes = text.as_bytes();
     let mut stack: Vec<Frame<'_>> = Vec::new();
     // The member names of the open objects, each object's after its parent's.
     let mut keys: Vec<&str> = Vec::new();
     let mut found: Option<Located<'_>> = None;
+    let mut next = Next::Value;
     let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
+        let byte = bytes[i];
+        if matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
+            i += 1;
+            continue;
+        }
+        let value = matches!(next, Next::Value | Next::ValueOrClose);
+        match byte {
             open @ (b'{' | b'[') => {
-                if stack.len() == MAX_DEPTH {
+                if !value || stack.len() == MAX_DEPTH {
                     return None;
                 }
                 stack.push(Frame {
@@ -70,11 +99,21 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
                     keys: keys.len(),
                     escaped: false,
                 });
+                next = match open {
+                    b'{' => Next::NameOrClose,
+                    _ => Next::ValueOrClose,
+                };
                 i += 1;
             }
-            b'}' | b']' => {
+            close @ (b'}' | b']') => {
                 let frame = stack.pop()?;
-                if frame.object && (frame.escaped || repeats(&keys[frame.keys..])) {
+                let allowed = match frame.object {
+                    true => close == b'}' && matches!(next, Next::NameOrClose | Next::CommaOrClose),
+                    false => {
+                        close == b']' && matches!(next, Next::ValueOrClose | Next::CommaOrClose)
+                    }
+                };
+                if !allowed || frame.object && (frame.escaped || repeats(&keys[frame.keys..])) {
                     return None;
                 }
                 keys.truncate(frame.keys);
@@ -94,57 +133,161 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
                         text: &text[frame.open..=i],
                     });
                 }
+                next = after_value(&stack);
                 i += 1;
             }
             b'"' => {
+                let name = matches!(next, Next::Name | Next::NameOrClose);
+                if !value && !name {
+                    return None;
+                }
                 let start = i + 1;
                 let mut end = start;
                 let mut escaped = false;
-                while let Some(offset) =
-                    memchr::memchr2(b'"', b'\\', &bytes[end.min(bytes.len())..])
-                {
-                    end += offset;
-                    if bytes[end] == b'"' {
-                        break;
-                    }
-                    if bytes.get(end + 1) == Some(&b'u') {
-                        return None;
+                loop {
+                    end = string_stop(bytes, end)?;
+                    match bytes[end] {
+                        b'"' => break,
+                        b'\\' => match bytes.get(end + 1)? {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                            // `\u` (a lone surrogate) is left to the whole reading, as is any
+                            // escape JSON does not have.
+                            _ => return None,
+                        },
+                        // A control character, which JSON has escaped in strings.
+                        _ => return None,
                     }
                     escaped = true;
                     end += 2;
                 }
-                // A string in an object before its colon is a member's name.
-                if let Some(frame) = stack.last_mut()
-                    && frame.object
-                    && frame.key.is_none()
-                {
+                if name {
+                    // A string in an object before its colon is a member's name.
+                    let frame = stack.last_mut()?;
                     let key = text.get(start..end)?;
                     frame.escaped |= escaped;
                     frame.key = Some(key);
                     keys.push(key);
+                    next = Next::Colon;
+                } else {
+                    next = after_value(&stack);
                 }
                 i = end + 1;
             }
-            b',' => {
-                if let Some(frame) = stack.last_mut() {
-                    frame.index += 1;
-                    frame.key = None;
+            b':' => {
+                if next != Next::Colon {
+                    return None;
                 }
+                next = Next::Value;
+                i += 1;
+            }
+            b',' => {
+                let frame = stack.last_mut()?;
+                if next != Next::CommaOrClose {
+                    return None;
+                }
+                frame.index += 1;
+                frame.key = None;
+                next = match frame.object {
+                    true => Next::Name,
+                    false => Next::Value,
+                };
                 i += 1;
             }
             b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'0'..=b'9') {
-                    i += 1;
-                }
-                if i - start > MAX_NUMBER_BYTES || matches!(bytes.get(i), Some(b'e' | b'E')) {
+                if !value {
                     return None;
                 }
+                let start = i;
+                i = number_end(bytes, i)?;
+                if i - start > MAX_NUMBER_BYTES {
+                    return None;
+                }
+                next = after_value(&stack);
             }
-            _ => i += 1,
+            b't' | b'f' | b'n' => {
+                let literal: &[u8] = match byte {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                if !value || !bytes[i..].starts_with(literal) {
+                    return None;
+                }
+                i += literal.len();
+                next = after_value(&stack);
+            }
+            _ => return None,
         }
     }
+    if next != Next::End {
+        return None;
+    }
     found
+}
+
+/// The first byte at or after `from` that ends a string, starts an escape or may not stand in a
+/// string unescaped (`"`, `\\`, a control character), looked for eight bytes at a time as
+/// serde_json does.
+fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let has = |word: u64, byte: u8| {
+        let diff = word ^ (ONES * u64::from(byte));
+        diff.wrapping_sub(ONES) & !diff
+    };
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        // Each test sets the high bit of the first byte it finds (and maybe of later ones).
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let found = (control | has(word, b'"') | has(word, b'\\')) & HIGH;
+        if found != 0 {
+            return Some(i + found.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    let rest = bytes.get(i..)?;
+    let offset = rest
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+    Some(i + offset)
+}
+
+/// What may follow a value closed with `stack` open.
+fn after_value(stack: &[Frame<'_>]) -> Next {
+    match stack.is_empty() {
+        true => Next::End,
+        false => Next::CommaOrClose,
+    }
+}
+
+/// The end of the number starting at `start`, written as JSON writes one without an exponent
+/// (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`); `None` for anything else, exponents included (the whole
+/// reading may find them out of range).
+fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .position(|byte| !byte.is_ascii_digit())
+            .map_or(bytes.len(), |count| from + count)
+    };
+    let mut i = start + usize::from(bytes[start] == b'-');
+    match bytes.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = digits(i),
+        _ => return None,
+    }
+    if bytes.get(i) == Some(&b'.') {
+        let end = digits(i + 1);
+        if end == i + 1 {
+            return None;
+        }
+        i = end;
+    }
+    match bytes.get(i) {
+        Some(b'e' | b'E' | b'.' | b'0'..=b'9' | b'-' | b'+') => None,
+        _ => Some(i),
+    }
 }
 
 /// Whether a name is in `keys` twice.
@@ -184,6 +327,28 @@ mod tests {
     }
 
     #[test]
+    fn a_string_stops_where_a_byte_by_byte_reading_does() {
+        let naive = |bytes: &[u8], from: usize| {
+            (from..bytes.len()).find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..0x20))
+        };
+        let filler = "aé€😀 ~\u{7f}";
+        for stop in ["\"", "\\", "\n", "\u{0}", "\u{1f}", ""] {
+            for len in 0..40 {
+                let text: String =
+                    filler.chars().cycle().take(len).collect::<String>() + stop + "x\"";
+                for from in [0, 1, 3] {
+                    let from = from.min(text.len());
+                    assert_eq!(
+                        string_stop(text.as_bytes(), from),
+                        naive(text.as_bytes(), from),
+                        "{text:?} from {from}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn what_is_unsure_is_none() {
         // The arguments as a whole.
         assert_eq!(at(r#"{"a": 1}"#, "1"), None);
@@ -203,6 +368,50 @@ mod tests {
             None
         );
         assert!(at(r#"{"a": [{"b": -12.5, "c": 1}]}"#, "1}").is_some());
+        // JSON that is not well-formed is the whole reading's to refuse; written well, each
+        // case below would be located.
+        assert!(
+            at(
+                r#"{"a": [{"b": 1, "c": 1}], "d": {"e": [1, "x"]}}"#,
+                "\"c\""
+            )
+            .is_some()
+        );
+        for malformed in [
+            r#"{"a": [{"b": 1, "c": 1},]}"#,
+            r#"{"a": [{"b": 1, "c": 1}], }"#,
+            r#"{"a": [{"b": 1 "c": 1}]}"#,
+            r#"{"a": [{"b" 1, "c": 1}]}"#,
+            r#"{"a": [{"b": 01, "c": 1}]}"#,
+            r#"{"a": [{"b": 1., "c": 1}]}"#,
+            r#"{"a": [{"b": -, "c": 1}]}"#,
+            r#"{"a": [{"b": tru, "c": 1}]}"#,
+            r#"{"a": [{"b": nulls, "c": 1}]}"#,
+            r#"{"a": [{"b": "x\q", "c": 1}]}"#,
+            "{\"a\": [{\"b\": \"\t\", \"c\": 1}]}",
+            r#"{"a": [{"b": 'x', "c": 1}]}"#,
+            r#"{"a": [{"b": 1, "c": 1}]} x"#,
+            r#"{"a": [{"b": 1, "c": 1}]}}"#,
+            r#"{"a": [{"b": 1, "c": 1}], "d": "#,
+            r#"{"a": [{"b": 1, "c": 1}], "d": "x"#,
+            r#"{"a": [{"b": 1, "c": 1}], "d": [}"#,
+            r#"{"a": [{"b": 1, "c": 1}], 1: 2}"#,
+            r#"{"a": [{"b": 1, "c": 1}], "d": {"e"}}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<serde::de::IgnoredAny>(malformed).is_err(),
+                "{malformed}"
+            );
+            assert_eq!(at(malformed, "\"c\""), None, "{malformed}");
+        }
+        // What is well-formed is read through, white space and literals too.
+        let text =
+            "{\"a\": [ {\"b\" :\ttrue,\r\n\"c\": 1, \"d\": [null, false, 0, -0.5, \"\\\"\"]} ] }\n";
+        assert!(serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok());
+        assert_eq!(
+            at(text, "1,").unwrap().segments,
+            [Segment::Key("a"), Segment::Index(0)]
+        );
         // Escapes in a value are fine, and so are brackets in strings.
         let text = r#"{"a": [{"b": "x\"]}", "c": 1}]}"#;
         let located = at(text, "1}").unwrap();
