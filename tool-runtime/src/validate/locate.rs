@@ -67,6 +67,8 @@ enum Next {
     End,
 }
 
+use super::scan::string_stop;
+
 /// The innermost array or object of `text` that holds byte `at`, unless it is `text` as a whole
 /// or anything makes the answer unsure (see the module's docs). `None` too when `text` is not
 /// well-formed JSON, which the scan checks as it goes: that answer is the whole reading's to
@@ -225,34 +227,6 @@ pub(crate) fn container_at(text: &str, at: usize) -> Option<Located<'_>> {
     found
 }
 
-/// The first byte at or after `from` that ends a string, starts an escape or may not stand in a
-/// string unescaped (`"`, `\\`, a control character), looked for eight bytes at a time as
-/// serde_json does.
-fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
-    let has = |word: u64, byte: u8| {
-        let diff = word ^ (ONES * u64::from(byte));
-        diff.wrapping_sub(ONES) & !diff
-    };
-    let mut i = from;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().ok()?);
-        // Each test sets the high bit of the first byte it finds (and maybe of later ones).
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let found = (control | has(word, b'"') | has(word, b'\\')) & HIGH;
-        if found != 0 {
-            return Some(i + found.trailing_zeros() as usize / 8);
-        }
-        i += 8;
-    }
-    let rest = bytes.get(i..)?;
-    let offset = rest
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
-    Some(i + offset)
-}
-
 /// What may follow a value closed with `stack` open.
 fn after_value(stack: &[Frame<'_>]) -> Next {
     match stack.is_empty() {
@@ -324,28 +298,6 @@ mod tests {
         let located = at(text, ", {\"content\": \"b\"").unwrap();
         assert_eq!(located.segments, [Segment::Key("todos")]);
         assert!(located.text.starts_with("[{") && located.text.ends_with("}]"));
-    }
-
-    #[test]
-    fn a_string_stops_where_a_byte_by_byte_reading_does() {
-        let naive = |bytes: &[u8], from: usize| {
-            (from..bytes.len()).find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..0x20))
-        };
-        let filler = "aé€😀 ~\u{7f}";
-        for stop in ["\"", "\\", "\n", "\u{0}", "\u{1f}", ""] {
-            for len in 0..40 {
-                let text: String =
-                    filler.chars().cycle().take(len).collect::<String>() + stop + "x\"";
-                for from in [0, 1, 3] {
-                    let from = from.min(text.len());
-                    assert_eq!(
-                        string_stop(text.as_bytes(), from),
-                        naive(text.as_bytes(), from),
-                        "{text:?} from {from}"
-                    );
-                }
-            }
-        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod format;
 mod locate;
 mod pattern;
 mod plan;
+mod scan;
 
 pub(crate) use check::{Violation, coerce_integers, first_violation, first_violation_in_part};
 pub(crate) use locate::container_at;

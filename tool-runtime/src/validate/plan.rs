@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::check::{self, Violation};
+use super::scan::Cursor;
 use crate::text::same_name;
 
 /// The keywords a node's own types do not enforce.
@@ -73,10 +74,22 @@ impl Plan {
         let Some(root) = &self.root else {
             return Ok(false);
         };
-        let mut deserializer = serde_json::Deserializer::from_str(args);
-        let violated = serde::de::DeserializeSeed::deserialize(Stream(root), &mut deserializer)?;
-        deserializer.end()?;
-        Ok(violated)
+        // Text the typed parse accepted is read by hand, skipping what the plan does not check;
+        // anything that reading does not expect is left to serde's reading below.
+        let mut cursor = Cursor::new(args);
+        if let Some(violated) = root.violated_at(&mut cursor)
+            && cursor.peek().is_none()
+        {
+            // Every debug build (the tests, the fuzz targets) holds it to serde's reading.
+            #[cfg(debug_assertions)]
+            assert_eq!(
+                Stream::violated_in(root, args).ok(),
+                Some(violated),
+                "the hand reading differs from serde's for {args:?}"
+            );
+            return Ok(violated);
+        }
+        Stream::violated_in(root, args)
     }
 
     /// Whether `value` breaks what the plan checks: for a plan of a whole schema
@@ -114,6 +127,8 @@ struct Node {
     names: Vec<String>,
     closed: bool,
     properties: Vec<(String, Node)>,
+    /// For each declared name, its node's place in `properties` (members with checks).
+    property_of: Vec<Option<usize>>,
     items: Option<Box<Node>>,
     prefix_items: Vec<Option<Node>>,
     additional: Option<Box<Node>>,
@@ -197,7 +212,10 @@ impl Node {
             .and_then(|pattern| super::pattern::compiled(pattern).ok());
         if let Some(Value::Object(properties)) = schema.get("properties") {
             for (name, property) in properties {
-                if property != &Value::Bool(true) {
+                let checked = property != &Value::Bool(true);
+                node.property_of
+                    .push(checked.then_some(node.properties.len()));
+                if checked {
                     node.properties
                         .push((name.clone(), Node::compile(property)));
                 }
@@ -480,8 +498,142 @@ fn declares_members(object: &Map<String, Value>) -> bool {
     is_object && object.contains_key("properties")
 }
 
+impl Node {
+    /// Whether the value at `cursor` breaks the node's checks, as [`Stream`] answers it, the
+    /// cursor taking the value; `None` at anything unexpected.
+    fn violated_at(&self, cursor: &mut Cursor<'_>) -> Option<bool> {
+        if self.own.is_some() {
+            // Counts, uniqueness and unions need the value whole.
+            let start = cursor.peek().map(|_| cursor.offset())?;
+            cursor.skip_value()?;
+            let value: Value = serde_json::from_str(cursor.since(start)?).ok()?;
+            return Some(self.is_violated(&value));
+        }
+        match cursor.peek()? {
+            b'"' => {
+                let text = cursor.string()?;
+                Some(self.string_violated(&text))
+            }
+            b'[' => self.items_violated_at(cursor),
+            b'{' => self.members_violated_at(cursor),
+            b't' | b'f' | b'n' => cursor.skip_value().map(|()| false),
+            _ => {
+                let start = cursor.offset();
+                cursor.skip_value()?;
+                if self.number.is_empty() && self.multiple_of.is_none() {
+                    return Some(false);
+                }
+                Some(self.number_violated(&number(cursor.since(start)?)?))
+            }
+        }
+    }
+
+    fn items_violated_at(&self, cursor: &mut Cursor<'_>) -> Option<bool> {
+        cursor.eat(b'[')?;
+        let mut violated = false;
+        let mut index = 0;
+        if cursor.eat(b']').is_none() {
+            loop {
+                let node = match self.prefix_items.get(index) {
+                    Some(prefix) => prefix.as_ref(),
+                    None => self.items.as_deref(),
+                };
+                match (node, violated) {
+                    (Some(node), false) => violated |= node.violated_at(cursor)?,
+                    _ => cursor.skip_value()?,
+                }
+                index += 1;
+                match cursor.peek()? {
+                    b',' => cursor.eat(b',')?,
+                    b']' => break cursor.eat(b']')?,
+                    _ => return None,
+                }
+            }
+        }
+        Some(violated || Node::count_violated(self.items_count, index))
+    }
+
+    fn members_violated_at(&self, cursor: &mut Cursor<'_>) -> Option<bool> {
+        cursor.eat(b'{')?;
+        let mut violated = false;
+        let mut count = 0;
+        // Members mostly come in the order the schema declares them: the one after the last
+        // found is tried first.
+        let mut next = 0;
+        if cursor.eat(b'}').is_none() {
+            loop {
+                let key = cursor.string()?;
+                cursor.eat(b':')?;
+                count += 1;
+                // As the stream's `visit_map` decides it.
+                let found = match self.names.get(next) {
+                    Some(name) if same_name(name, &key) => Some(next),
+                    _ => self.names.iter().position(|name| same_name(name, &key)),
+                };
+                if let Some(index) = found {
+                    next = index + 1;
+                }
+                let property = found
+                    .and_then(|index| self.property_of[index])
+                    .map(|index| &self.properties[index].1);
+                let declared = found.is_some();
+                if self.closed && !declared {
+                    violated = true;
+                }
+                let node = if declared {
+                    property
+                } else {
+                    self.additional.as_deref()
+                };
+                match (node, violated) {
+                    (Some(node), false) => violated |= node.violated_at(cursor)?,
+                    _ => cursor.skip_value()?,
+                }
+                match cursor.peek()? {
+                    b',' => cursor.eat(b',')?,
+                    b'}' => break cursor.eat(b'}')?,
+                    _ => return None,
+                }
+            }
+        }
+        Some(violated || Node::count_violated(self.members_count, count))
+    }
+}
+
+/// A JSON number's text as serde_json reads it: an integer as `u64` or, negative, `i64`; anything
+/// else (fractions, exponents, `-0`, long integers) by serde_json itself.
+fn number(text: &str) -> Option<serde_json::Number> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    let plain = (1..=18).contains(&digits.len())
+        && digits.bytes().all(|byte| byte.is_ascii_digit())
+        && (digits.len() == 1 || !digits.starts_with('0'));
+    if !plain {
+        return text.parse().ok();
+    }
+    let magnitude: u64 = digits.parse().ok()?;
+    Some(match negative {
+        false => magnitude.into(),
+        // serde_json reads `-0` as a float.
+        true if magnitude == 0 => return text.parse().ok(),
+        true => (-i64::try_from(magnitude).ok()?).into(),
+    })
+}
+
 /// A plan's node, checking the value the JSON stream holds at its place.
 struct Stream<'a>(&'a Node);
+
+impl Stream<'_> {
+    /// Whether `args` breaks `root`'s checks, read with serde_json; `Err` when it is not JSON.
+    fn violated_in(root: &Node, args: &str) -> Result<bool, serde_json::Error> {
+        let mut deserializer = serde_json::Deserializer::from_str(args);
+        let violated = serde::de::DeserializeSeed::deserialize(Stream(root), &mut deserializer)?;
+        deserializer.end()?;
+        Ok(violated)
+    }
+}
 
 impl<'de> serde::de::DeserializeSeed<'de> for Stream<'_> {
     type Value = bool;
@@ -617,6 +769,37 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn numbers_read_as_serde_json_reads_them() {
+        for text in [
+            "0",
+            "7",
+            "-7",
+            "-0",
+            "00",
+            "01",
+            "123456789012345678",
+            "1234567890123456789",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-123456789012345678",
+            "1.5",
+            "-0.0",
+            "1e3",
+            "-",
+            "",
+            "1-2",
+            "+1",
+        ] {
+            assert_eq!(
+                number(text),
+                text.parse::<serde_json::Number>().ok(),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn types_alone_plan_nothing() {

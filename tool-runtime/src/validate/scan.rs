@@ -1,0 +1,216 @@
+//! Reading JSON text by hand where serde's machinery would cost more than the question asked:
+//! where a string ends ([`string_stop`]), and a cursor over text the typed parse has already
+//! accepted ([`Cursor`]), which skips what nobody checks and stops at anything unexpected.
+
+/// The first byte at or after `from` that ends a string, starts an escape or may not stand in a
+/// string unescaped (`"`, `\\`, a control character), looked for eight bytes at a time as
+/// serde_json does.
+#[inline]
+pub(super) fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let has = |word: u64, byte: u8| {
+        let diff = word ^ (ONES * u64::from(byte));
+        diff.wrapping_sub(ONES) & !diff
+    };
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        // Each test sets the high bit of the first byte it finds (and maybe of later ones).
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let found = (control | has(word, b'"') | has(word, b'\\')) & HIGH;
+        if found != 0 {
+            return Some(i + found.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    let rest = bytes.get(i..)?;
+    let offset = rest
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+    Some(i + offset)
+}
+
+/// A position in JSON text the typed parse has accepted, so well-formed: each reading answers
+/// `None` at anything unexpected rather than explain it, and the caller reads the text with
+/// serde instead.
+pub(super) struct Cursor<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Cursor { text, at: 0 }
+    }
+
+    /// The next byte that is not white space, not taken.
+    #[inline]
+    pub(super) fn peek(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(byte) = bytes.get(self.at) {
+            if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(*byte);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    /// Takes `byte` if it is next.
+    #[inline]
+    pub(super) fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// Where the cursor is, as a byte offset.
+    pub(super) fn offset(&mut self) -> usize {
+        self.at
+    }
+
+    /// The text from `start` to the cursor.
+    pub(super) fn since(&self, start: usize) -> Option<&'a str> {
+        self.text.get(start..self.at)
+    }
+
+    /// Takes a string: its text between the quotes, unescaped (a string with escapes is
+    /// unescaped by serde_json).
+    pub(super) fn string(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let bytes = self.text.as_bytes();
+        let mut escaped = false;
+        loop {
+            let stop = string_stop(bytes, self.at)?;
+            match bytes[stop] {
+                b'"' => {
+                    self.at = stop + 1;
+                    return match escaped {
+                        false => self.text.get(start..stop).map(Into::into),
+                        true => serde_json::from_str(self.text.get(start - 1..self.at)?).ok(),
+                    };
+                }
+                b'\\' => {
+                    escaped = true;
+                    self.at = stop + 2;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Takes a string without reading what it says.
+    fn skip_string(&mut self) -> Option<()> {
+        self.eat(b'"')?;
+        let bytes = self.text.as_bytes();
+        loop {
+            let stop = string_stop(bytes, self.at)?;
+            match bytes[stop] {
+                b'"' => {
+                    self.at = stop + 1;
+                    return Some(());
+                }
+                b'\\' => self.at = stop + 2,
+                _ => return None,
+            }
+        }
+    }
+
+    /// Takes a number, a literal, or a string, array or object whole, reading no more of it
+    /// than where it ends.
+    pub(super) fn skip_value(&mut self) -> Option<()> {
+        let bytes = self.text.as_bytes();
+        match self.peek()? {
+            b'"' => self.skip_string(),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match *bytes.get(self.at)? {
+                        b'"' => {
+                            self.skip_string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.at += 1;
+                                return Some(());
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.at += 1;
+                }
+            }
+            _ => {
+                let start = self.at;
+                while bytes.get(self.at).is_some_and(|byte| {
+                    !matches!(byte, b',' | b'}' | b']' | b' ' | b'\n' | b'\t' | b'\r')
+                }) {
+                    self.at += 1;
+                }
+                (self.at > start).then_some(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_stops_where_a_byte_by_byte_reading_does() {
+        let naive = |bytes: &[u8], from: usize| {
+            (from..bytes.len()).find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..0x20))
+        };
+        let filler = "aé€😀 ~\u{7f}";
+        for stop in ["\"", "\\", "\n", "\u{0}", "\u{1f}", ""] {
+            for len in 0..40 {
+                let text: String =
+                    filler.chars().cycle().take(len).collect::<String>() + stop + "x\"";
+                for from in [0, 1, 3] {
+                    let from = from.min(text.len());
+                    assert_eq!(
+                        string_stop(text.as_bytes(), from),
+                        naive(text.as_bytes(), from),
+                        "{text:?} from {from}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cursor_reads_values_and_skips_them_whole() {
+        let text = r#" {"a" : [1, {"b": "x\"]}"}, -2.5e3], "c\u0041": "y", "d": true} "#;
+        let mut cursor = Cursor::new(text);
+        cursor.eat(b'{').unwrap();
+        assert_eq!(cursor.string().unwrap(), "a");
+        cursor.eat(b':').unwrap();
+        let start = cursor.offset() + 1;
+        cursor.skip_value().unwrap();
+        assert_eq!(
+            cursor.since(start).unwrap(),
+            r#"[1, {"b": "x\"]}"}, -2.5e3]"#
+        );
+        cursor.eat(b',').unwrap();
+        assert_eq!(cursor.string().unwrap(), "cA");
+        cursor.eat(b':').unwrap();
+        cursor.skip_value().unwrap();
+        cursor.eat(b',').unwrap();
+        cursor.string().unwrap();
+        cursor.eat(b':').unwrap();
+        let start = cursor.offset() + 1;
+        cursor.skip_value().unwrap();
+        assert_eq!(cursor.since(start).unwrap(), "true");
+        cursor.eat(b'}').unwrap();
+        assert_eq!(cursor.peek(), None);
+        // What ends too soon is None, not a panic.
+        for cut in 0..text.len() {
+            let mut cursor = Cursor::new(&text[..cut]);
+            let _ = cursor.skip_value();
+        }
+    }
+}
