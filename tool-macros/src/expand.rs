@@ -343,9 +343,11 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             __A: #rt::serde::de::MapAccess<'de>,
                         {
                             #(let mut #slots = ::core::option::Option::None;)*
+                            let mut __fields = #rt::ArgFields::new(__TOOL_FIELDS);
                             while let ::core::option::Option::Some(__key) =
-                                #rt::serde::de::MapAccess::next_key_seed(&mut __map, #rt::ArgFields(__TOOL_FIELDS))?
+                                #rt::serde::de::MapAccess::next_key_seed(&mut __map, __fields)?
                             {
+                                __fields = __fields.after(__key);
                                 match __key {
                                     #(#indices => {
                                         if ::core::option::Option::is_some(&#slots) {

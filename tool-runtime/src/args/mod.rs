@@ -66,9 +66,29 @@ impl<T: DeserializeOwned + JsonSchema> ModelArg for T {
     }
 }
 
-/// Deserializes an argument name into its index in `fields`, refusing names not in it.
+/// Deserializes an argument name into its index in the tool's argument names, refusing names
+/// not among them. Arguments mostly come in the order they are declared, so the name after the
+/// last one found is tried first ([`ArgFields::after`]).
 #[derive(Clone, Copy, Debug)]
-pub struct ArgFields(pub &'static [&'static str]);
+pub struct ArgFields {
+    fields: &'static [&'static str],
+    next: usize,
+}
+
+impl ArgFields {
+    /// The names of a tool's arguments, in their order.
+    pub fn new(fields: &'static [&'static str]) -> Self {
+        ArgFields { fields, next: 0 }
+    }
+
+    /// The same names, expecting the one after `index` next.
+    pub fn after(self, index: usize) -> Self {
+        ArgFields {
+            next: index + 1,
+            ..self
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for ArgFields {
     type Value = usize;
@@ -86,10 +106,15 @@ impl Visitor<'_> for ArgFields {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|field| crate::text::same_name(field, name))
-            .ok_or_else(|| E::unknown_field(name, self.0))
+        use crate::text::same_name;
+        match self.fields.get(self.next) {
+            Some(field) if same_name(field, name) => Ok(self.next),
+            _ => self
+                .fields
+                .iter()
+                .position(|field| same_name(field, name))
+                .ok_or_else(|| E::unknown_field(name, self.fields)),
+        }
     }
 }
 
