@@ -190,7 +190,7 @@ impl StreamReader {
             return Ok(None);
         }
         if let State::Anthropic(anthropic) = &mut self.state
-            && let Some(read) = anthropic.delta(data)
+            && let Some(read) = anthropic.in_place(data)
         {
             return read;
         }
@@ -685,17 +685,7 @@ impl AnthropicStream {
                 else {
                     return Err(WireError::Missing("content_block_start.content_block"));
                 };
-                if self.positions.contains_key(&index) {
-                    return Err(WireError::OutOfOrder(
-                        "a second content_block_start for one index",
-                    ));
-                }
-                if self.blocks.len() >= MAX_PIECES {
-                    return Err(too_many(MAX_PIECES, "content blocks"));
-                }
-                self.positions.insert(index, self.blocks.len());
-                self.blocks.push(Block::new(block));
-                Ok(None)
+                self.start(index, block)
             }
             "content_block_delta" => {
                 let index = block_index(&data, "content_block_delta.index")?;
@@ -787,18 +777,20 @@ impl AnthropicStream {
         }
     }
 
-    /// A text or input piece (`content_block_delta`, most of a stream's events), read into
-    /// borrowing fields rather than a JSON value; `None` for anything else, or anything that
-    /// reads otherwise than the general path would read it (an `error` member, a repeated
-    /// member, another shape), which then reads the event instead.
-    fn delta(&mut self, data: &str) -> Option<Result<Option<String>, WireError>> {
+    /// A text or input piece (`content_block_delta`, most of a stream's events), a block's start
+    /// or its end, read into borrowing fields rather than a JSON value; `None`
+    /// for anything else, or anything that reads otherwise than the general path would read it
+    /// (an `error` member, a repeated member, another shape), which then reads the event
+    /// instead.
+    fn in_place(&mut self, data: &str) -> Option<Result<Option<String>, WireError>> {
         #[derive(serde::Deserialize)]
         struct Event<'a> {
             #[serde(rename = "type", borrow)]
             kind: Cow<'a, str>,
             index: u64,
             #[serde(borrow)]
-            delta: Delta<'a>,
+            delta: Option<Delta<'a>>,
+            content_block: Option<Map<String, Value>>,
             error: Option<serde::de::IgnoredAny>,
         }
         #[derive(serde::Deserialize)]
@@ -815,14 +807,27 @@ impl AnthropicStream {
             return None;
         }
         let event: Event<'_> = serde_json::from_str(data).ok()?;
-        if event.kind != "content_block_delta" || event.error.is_some() {
+        if event.error.is_some() {
             return None;
         }
-        let block = match self.block(event.index, "content_block_delta before its block's start") {
+        let out_of_order = match &*event.kind {
+            "content_block_start" => {
+                return Some(self.start(event.index, event.content_block?));
+            }
+            "content_block_delta" if event.delta.is_some() => {
+                "content_block_delta before its block's start"
+            }
+            "content_block_stop" => "content_block_stop before its block's start",
+            _ => return None,
+        };
+        let block = match self.block(event.index, out_of_order) {
             Ok(block) => block,
             Err(error) => return Some(Err(error)),
         };
-        let delta = event.delta;
+        let Some(delta) = event.delta.filter(|_| event.kind == "content_block_delta") else {
+            block.close();
+            return Some(Ok(None));
+        };
         Some(Ok(match &*delta.kind {
             "text_delta" => delta.text.and_then(|piece| block.text_piece(&piece)),
             "input_json_delta" => {
@@ -833,6 +838,25 @@ impl AnthropicStream {
             }
             _ => return None,
         }))
+    }
+
+    /// A `content_block_start`'s block, at `index`.
+    fn start(
+        &mut self,
+        index: u64,
+        block: Map<String, Value>,
+    ) -> Result<Option<String>, WireError> {
+        if self.positions.contains_key(&index) {
+            return Err(WireError::OutOfOrder(
+                "a second content_block_start for one index",
+            ));
+        }
+        if self.blocks.len() >= MAX_PIECES {
+            return Err(too_many(MAX_PIECES, "content blocks"));
+        }
+        self.positions.insert(index, self.blocks.len());
+        self.blocks.push(Block::new(block));
+        Ok(None)
     }
 
     fn block(&mut self, index: u64, out_of_order: &'static str) -> Result<&mut Block, WireError> {
@@ -1056,7 +1080,7 @@ mod tests {
     }
 
     #[test]
-    fn a_delta_read_in_place_reads_as_the_general_path_reads_it() {
+    fn an_event_read_in_place_reads_as_the_general_path_reads_it() {
         let cases = [
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel\"lo\n"}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1}"}}"#,
@@ -1076,20 +1100,35 @@ mod tests {
             r#"{"type":"content_block_delta","index":0}"#,
             r#"{"type":"ping"}"#,
             r#"["content_block_delta",0,{"type":"text_delta","text":"x"}]"#,
+            // A block's end: read in place, with or without a delta member, and an unknown
+            // index said to be out of order.
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"content_block_stop","index":1,"delta":{"type":"text_delta"}}"#,
+            r#"{"type":"content_block_stop","index":9}"#,
+            r#"{"type":"content_block_stop","index":1,"delta":5}"#,
+            r#"{"type":"content_block_stop","index":-1}"#,
+            r#"{"type":"content_block_stop","index":1,"error":true}"#,
+            // A block's start: read in place when its block is an object.
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"u","name":"m","input":{}}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":null}"#,
+            r#"{"type":"content_block_start","index":2}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":[1]}"#,
         ];
         let mut in_place = 0;
         for data in cases {
             let mut fast = started();
-            let Some(read) = fast.delta(data) else {
+            let Some(read) = fast.in_place(data) else {
                 continue;
             };
             in_place += 1;
             let mut general = started();
-            let expected = general.push("content_block_delta", serde_json::from_str(data).unwrap());
+            let expected = general.push("event", serde_json::from_str(data).unwrap());
             assert_eq!(format!("{read:?}"), format!("{expected:?}"), "{data}");
             assert_eq!(finished(fast), finished(general), "{data}");
         }
-        // The first nine are read in place; the rest are left to the general path.
-        assert_eq!(in_place, 9);
+        // Nine deltas, three ends and two starts are read in place; the rest are left to the
+        // general path.
+        assert_eq!(in_place, 14);
     }
 }
