@@ -261,7 +261,12 @@ impl Node {
     }
 
     fn string_violated(&self, text: &str) -> bool {
-        if self.min_length.is_some() || self.max_length.is_some() {
+        // A string has between a quarter of its bytes and all of them in characters: when both
+        // ends fit the bounds, the characters need no counting.
+        let bytes = text.len() as u64;
+        let surely_within = self.max_length.is_none_or(|max| bytes <= max)
+            && self.min_length.is_none_or(|min| bytes.div_ceil(4) >= min);
+        if !surely_within {
             let chars = text.chars().count() as u64;
             if self.min_length.is_some_and(|min| chars < min)
                 || self.max_length.is_some_and(|max| chars > max)
@@ -769,6 +774,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn lengths_count_characters_whatever_their_bytes() {
+        let node = Node::compile(&json!({"minLength": 2, "maxLength": 3}));
+        for (text, violated) in [
+            ("ab", false),
+            ("abc", false),
+            ("a", true),
+            ("abcd", true),
+            // Three characters in six, eight and twelve bytes.
+            ("ééé", false),
+            ("😀a😀", false),
+            ("😀😀😀", false),
+            // One character in four bytes; four in eight.
+            ("😀", true),
+            ("éééé", true),
+        ] {
+            assert_eq!(node.string_violated(text), violated, "{text}");
+        }
+    }
 
     #[test]
     fn numbers_read_as_serde_json_reads_them() {
