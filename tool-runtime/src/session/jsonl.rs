@@ -40,7 +40,6 @@
 //! another, never reusing a file.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, BufRead, BufReader, Read};
@@ -227,8 +226,9 @@ impl JsonlLog {
         let file = Arc::clone(&self.file);
         let mut reader = BufReader::with_capacity(1 << 16, FileRange::new(&file, 0, u64::MAX));
         let mut line = Vec::new();
-        // For each kind, where its latest event's line is: (start, end, line number).
-        let mut latest: HashMap<String, (u64, u64, u64)> = HashMap::new();
+        // For each kind, where its latest event's line is: (start, end, line number). Looked up
+        // once per line; seeded per process, as std's map is (kinds come from the file).
+        let mut latest: foldhash::HashMap<String, (u64, u64, u64)> = foldhash::HashMap::default();
         let mut offset = 0u64;
         let mut line_no = 0u64;
         loop {
