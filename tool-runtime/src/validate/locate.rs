@@ -301,6 +301,47 @@ mod tests {
     }
 
     #[test]
+    fn text_serde_refuses_is_never_located() {
+        let seeds = [
+            r#"{"todos": [{"content": "a\"b", "status": "pending"}, {"content": "c", "status": "x"}]}"#,
+            r#"{"a": [1, -2.5, {"b": [true, false, null]}], "c": {"d": "é😀"}}"#,
+            r#" { "a" : [ [ ] , { } , "" ] , "b" : 0 } "#,
+        ];
+        let alphabet = b"{}[]\",:0123456789.-+eE tfnrul\\/ax\t\n";
+        let mut rng = crate::validate::Rng(0x2545_f491_4f6c_dd1d);
+        let (mut refused, mut located) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = seeds[rng.below(seeds.len())].as_bytes().to_vec();
+            for _ in 0..=rng.below(3) {
+                let at = rng.below(text.len() + 1);
+                match rng.below(3) {
+                    0 if at < text.len() => {
+                        text.remove(at);
+                    }
+                    1 if at < text.len() => text[at] = alphabet[rng.below(alphabet.len())],
+                    _ => text.insert(at, alphabet[rng.below(alphabet.len())]),
+                }
+            }
+            let Ok(text) = String::from_utf8(text) else {
+                continue;
+            };
+            let well_formed = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+            for _ in 0..4 {
+                let at = rng.below(text.len().max(1));
+                let found = container_at(&text, at);
+                if !well_formed {
+                    refused += 1;
+                    assert_eq!(found, None, "{text:?} at {at}");
+                } else if found.is_some() {
+                    located += 1;
+                }
+            }
+        }
+        // Both kinds of text come up often.
+        assert!(refused > 20_000 && located > 5_000, "{refused} {located}");
+    }
+
+    #[test]
     fn what_is_unsure_is_none() {
         // The arguments as a whole.
         assert_eq!(at(r#"{"a": 1}"#, "1"), None);

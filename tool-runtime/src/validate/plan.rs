@@ -775,6 +775,106 @@ mod tests {
 
     use super::*;
 
+    use crate::validate::Rng;
+
+    impl Rng {
+        fn space(&mut self) -> &'static str {
+            [" ", "", "", "\n  ", "\t"][self.below(5)]
+        }
+
+        /// A JSON value's text, its members named `a`, `b` or `c` so the schemas below meet them.
+        fn json(&mut self, depth: usize) -> String {
+            let pick = if depth > 3 {
+                self.below(4)
+            } else {
+                self.below(6)
+            };
+            match pick {
+                0 => [
+                    "0",
+                    "7",
+                    "-3",
+                    "2.5",
+                    "-0",
+                    "1e2",
+                    "12345678901234567890",
+                    "0.1",
+                ][self.below(8)]
+                .to_owned(),
+                1 => [
+                    "\"\"",
+                    "\"ab\"",
+                    "\"abcdef\"",
+                    "\"é😀\"",
+                    "\"a\\\"b\"",
+                    "\"\\u0041x\"",
+                    "\"A B\"",
+                ][self.below(7)]
+                .to_owned(),
+                2 => ["true", "false", "null"][self.below(3)].to_owned(),
+                3 | 4 => {
+                    let items: Vec<String> =
+                        (0..self.below(4)).map(|_| self.json(depth + 1)).collect();
+                    let sep = format!(",{}", self.space());
+                    format!("[{}{}{}]", self.space(), items.join(&sep), self.space())
+                }
+                _ => {
+                    let members: Vec<String> = (0..self.below(4))
+                        .map(|_| {
+                            let key = ["a", "b", "c", "d", "\\u0061"][self.below(5)];
+                            format!(
+                                "\"{key}\"{}:{}{}",
+                                self.space(),
+                                self.space(),
+                                self.json(depth + 1)
+                            )
+                        })
+                        .collect();
+                    format!("{{{}{}}}", self.space(), members.join(","))
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_hand_reading_answers_as_serde_reads() {
+        let schemas = [
+            json!({"properties": {"a": {"minLength": 2, "maxLength": 4}, "b": {"maximum": 5},
+                   "c": {"items": {"exclusiveMinimum": 0}, "maxItems": 2}},
+                   "additionalProperties": false}),
+            json!({"properties": {"a": {"pattern": "^[a-z]+$"}, "b": true},
+                   "additionalProperties": {"minimum": 1, "multipleOf": 0.5}}),
+            json!({"items": {"properties": {"a": {"properties": {"b": {"minLength": 1}}},
+                   "c": {"uniqueItems": true}}, "minProperties": 1}}),
+            json!({"prefixItems": [{"maxLength": 1}, true, {"minimum": 0}],
+                   "items": {"maxProperties": 1}, "minItems": 1}),
+        ];
+        let nodes: Vec<Node> = schemas.iter().map(Node::compile).collect();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut by_hand, mut broken) = (0, 0);
+        for _ in 0..4_000 {
+            let text = rng.json(0);
+            for node in &nodes {
+                let expected = Stream::violated_in(node, &text).ok();
+                let mut cursor = Cursor::new(&text);
+                let answer = node.violated_at(&mut cursor);
+                if let Some(violated) = answer
+                    && cursor.peek().is_none()
+                {
+                    by_hand += 1;
+                    broken += usize::from(violated);
+                    assert_eq!(Some(violated), expected, "{text} against {node:?}");
+                }
+            }
+        }
+        // Every text is read by hand (it is well-formed), and both answers come up often.
+        assert_eq!(by_hand, 16_000);
+        assert!(
+            broken > 500 && by_hand - broken > 500,
+            "{broken} of {by_hand}"
+        );
+    }
+
     #[test]
     fn lengths_count_characters_whatever_their_bytes() {
         let node = Node::compile(&json!({"minLength": 2, "maxLength": 3}));
