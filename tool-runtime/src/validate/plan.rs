@@ -509,7 +509,8 @@ impl Node {
     fn violated_at(&self, cursor: &mut Cursor<'_>) -> Option<bool> {
         if self.own.is_some() {
             // Counts, uniqueness and unions need the value whole.
-            let start = cursor.peek().map(|_| cursor.offset())?;
+            cursor.peek()?;
+            let start = cursor.offset();
             cursor.skip_value()?;
             let value: Value = serde_json::from_str(cursor.since(start)?).ok()?;
             return Some(self.is_violated(&value));

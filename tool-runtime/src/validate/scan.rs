@@ -40,6 +40,7 @@ pub(super) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor at the start of `text`.
     pub(super) fn new(text: &'a str) -> Self {
         Cursor { text, at: 0 }
     }
@@ -64,7 +65,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Where the cursor is, as a byte offset.
-    pub(super) fn offset(&mut self) -> usize {
+    pub(super) fn offset(&self) -> usize {
         self.at
     }
 
@@ -76,6 +77,21 @@ impl<'a> Cursor<'a> {
     /// Takes a string: its text between the quotes, unescaped (a string with escapes is
     /// unescaped by serde_json).
     pub(super) fn string(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+        let (start, escaped) = self.string_span()?;
+        match escaped {
+            false => self.text.get(start..self.at - 1).map(Into::into),
+            true => serde_json::from_str(self.text.get(start - 1..self.at)?).ok(),
+        }
+    }
+
+    /// Takes a string without reading what it says.
+    fn skip_string(&mut self) -> Option<()> {
+        self.string_span().map(drop)
+    }
+
+    /// Takes a string, leaving the cursor after its closing quote: where its text starts, and
+    /// whether it has escapes.
+    fn string_span(&mut self) -> Option<(usize, bool)> {
         self.eat(b'"')?;
         let start = self.at;
         let bytes = self.text.as_bytes();
@@ -85,32 +101,12 @@ impl<'a> Cursor<'a> {
             match bytes[stop] {
                 b'"' => {
                     self.at = stop + 1;
-                    return match escaped {
-                        false => self.text.get(start..stop).map(Into::into),
-                        true => serde_json::from_str(self.text.get(start - 1..self.at)?).ok(),
-                    };
+                    return Some((start, escaped));
                 }
                 b'\\' => {
                     escaped = true;
                     self.at = stop + 2;
                 }
-                _ => return None,
-            }
-        }
-    }
-
-    /// Takes a string without reading what it says.
-    fn skip_string(&mut self) -> Option<()> {
-        self.eat(b'"')?;
-        let bytes = self.text.as_bytes();
-        loop {
-            let stop = string_stop(bytes, self.at)?;
-            match bytes[stop] {
-                b'"' => {
-                    self.at = stop + 1;
-                    return Some(());
-                }
-                b'\\' => self.at = stop + 2,
                 _ => return None,
             }
         }
