@@ -184,9 +184,34 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
         }
 }
 
+/// Where `name` stands in `names`, trying `expected` first: names mostly come in the order they
+/// were declared, so a caller passes the place after the last one found.
+pub(crate) fn position_expecting<S: AsRef<str>>(
+    names: &[S],
+    name: &str,
+    expected: usize,
+) -> Option<usize> {
+    match names.get(expected) {
+        Some(declared) if same_name(declared.as_ref(), name) => Some(expected),
+        _ => names
+            .iter()
+            .position(|declared| same_name(declared.as_ref(), name)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_found_where_expected_or_anywhere() {
+        let names = ["a", "bb", "c"];
+        assert_eq!(position_expecting(&names, "bb", 1), Some(1));
+        assert_eq!(position_expecting(&names, "a", 1), Some(0));
+        assert_eq!(position_expecting(&names, "c", 3), Some(2));
+        assert_eq!(position_expecting(&names, "d", 0), None);
+        assert_eq!(position_expecting(&[] as &[String], "a", 0), None);
+    }
 
     #[test]
     fn format_and_default_ignorable_characters_are_escaped() {

@@ -106,15 +106,8 @@ impl Visitor<'_> for ArgFields {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
-        use crate::text::same_name;
-        match self.fields.get(self.next) {
-            Some(field) if same_name(field, name) => Ok(self.next),
-            _ => self
-                .fields
-                .iter()
-                .position(|field| same_name(field, name))
-                .ok_or_else(|| E::unknown_field(name, self.fields)),
-        }
+        crate::text::position_expecting(self.fields, name, self.next)
+            .ok_or_else(|| E::unknown_field(name, self.fields))
     }
 }
 

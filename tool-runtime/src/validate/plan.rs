@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::check::{self, Violation};
 use super::scan::Cursor;
-use crate::text::same_name;
+use crate::text::{position_expecting, same_name};
 
 /// The keywords a node's own types do not enforce.
 const UNENFORCED: &[&str] = &[
@@ -238,6 +238,21 @@ impl Node {
             node.additional = Some(Box::new(Node::compile(additional)));
         }
         node
+    }
+
+    /// What a member named `key` meets in this object: whether it breaks the object's being
+    /// closed, and the node that checks its value, if any. `expected` is the place of the
+    /// declared name after the last one found (members mostly come in the declared order); it
+    /// moves past this one.
+    fn member(&self, key: &str, expected: &mut usize) -> (bool, Option<&Node>) {
+        match position_expecting(&self.names, key, *expected) {
+            Some(index) => {
+                *expected = index + 1;
+                let property = self.property_of[index].map(|index| &self.properties[index].1);
+                (false, property)
+            }
+            None => (self.closed, self.additional.as_deref()),
+        }
     }
 
     /// Whether the object declares a member of this name.
@@ -563,34 +578,14 @@ impl Node {
         cursor.eat(b'{')?;
         let mut violated = false;
         let mut count = 0;
-        // Members mostly come in the order the schema declares them: the one after the last
-        // found is tried first.
-        let mut next = 0;
+        let mut expected = 0;
         if cursor.eat(b'}').is_none() {
             loop {
                 let key = cursor.string()?;
                 cursor.eat(b':')?;
                 count += 1;
-                // As the stream's `visit_map` decides it.
-                let found = match self.names.get(next) {
-                    Some(name) if same_name(name, &key) => Some(next),
-                    _ => self.names.iter().position(|name| same_name(name, &key)),
-                };
-                if let Some(index) = found {
-                    next = index + 1;
-                }
-                let property = found
-                    .and_then(|index| self.property_of[index])
-                    .map(|index| &self.properties[index].1);
-                let declared = found.is_some();
-                if self.closed && !declared {
-                    violated = true;
-                }
-                let node = if declared {
-                    property
-                } else {
-                    self.additional.as_deref()
-                };
+                let (unknown, node) = self.member(&key, &mut expected);
+                violated |= unknown;
                 match (node, violated) {
                     (Some(node), false) => violated |= node.violated_at(cursor)?,
                     _ => cursor.skip_value()?,
@@ -712,25 +707,11 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let mut violated = false;
         let mut count = 0;
+        let mut expected = 0;
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             count += 1;
-            // A member with checks of its own is declared; one without is looked for among
-            // the declared names only then.
-            let property = self
-                .0
-                .properties
-                .iter()
-                .find(|(name, _)| same_name(name, &key))
-                .map(|(_, node)| node);
-            let declared = property.is_some() || self.0.declares(&key);
-            if self.0.closed && !declared {
-                violated = true;
-            }
-            let node = if declared {
-                property
-            } else {
-                self.0.additional.as_deref()
-            };
+            let (unknown, node) = self.0.member(&key, &mut expected);
+            violated |= unknown;
             violated |= match (node, violated) {
                 (Some(node), false) => map.next_value_seed(Stream(node))?,
                 _ => {
