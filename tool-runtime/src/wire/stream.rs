@@ -737,9 +737,7 @@ impl AnthropicStream {
             }
             "content_block_stop" => {
                 let index = block_index(&data, "content_block_stop.index")?;
-                self.block(index, "content_block_stop before its block's start")?
-                    .close();
-                Ok(None)
+                self.stop(index)
             }
             "message_delta" => {
                 // Its counts are the message's so far: they replace those of message_start.
@@ -810,23 +808,15 @@ impl AnthropicStream {
         if event.error.is_some() {
             return None;
         }
-        let out_of_order = match &*event.kind {
-            "content_block_start" => {
-                return Some(self.start(event.index, event.content_block?));
-            }
-            "content_block_delta" if event.delta.is_some() => {
-                "content_block_delta before its block's start"
-            }
-            "content_block_stop" => "content_block_stop before its block's start",
+        let delta = match &*event.kind {
+            "content_block_start" => return Some(self.start(event.index, event.content_block?)),
+            "content_block_stop" => return Some(self.stop(event.index)),
+            "content_block_delta" => event.delta?,
             _ => return None,
         };
-        let block = match self.block(event.index, out_of_order) {
+        let block = match self.block(event.index, "content_block_delta before its block's start") {
             Ok(block) => block,
             Err(error) => return Some(Err(error)),
-        };
-        let Some(delta) = event.delta.filter(|_| event.kind == "content_block_delta") else {
-            block.close();
-            return Some(Ok(None));
         };
         Some(Ok(match &*delta.kind {
             "text_delta" => delta.text.and_then(|piece| block.text_piece(&piece)),
@@ -856,6 +846,13 @@ impl AnthropicStream {
         }
         self.positions.insert(index, self.blocks.len());
         self.blocks.push(Block::new(block));
+        Ok(None)
+    }
+
+    /// A `content_block_stop`: the block at `index` is closed.
+    fn stop(&mut self, index: u64) -> Result<Option<String>, WireError> {
+        self.block(index, "content_block_stop before its block's start")?
+            .close();
         Ok(None)
     }
 
