@@ -11,6 +11,8 @@
 //! does not: deep nesting (the parser's recursion limit), `\u` escapes (a lone surrogate),
 //! numbers with an exponent or many digits (out of range).
 
+use super::scan::string_stop;
+
 /// A step of a path into the arguments.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Segment<'a> {
@@ -66,8 +68,6 @@ enum Next {
     /// Nothing but white space: after the whole value.
     End,
 }
-
-use super::scan::string_stop;
 
 /// The innermost array or object of `text` that holds byte `at`, unless it is `text` as a whole
 /// or anything makes the answer unsure (see the module's docs). `None` too when `text` is not
