@@ -151,26 +151,15 @@ pub fn parse_args<T: DeserializeOwned>(
     definition: &Definition,
     args: &str,
 ) -> Result<T, ToolOutput> {
-    match serde_json::from_str(args) {
-        Ok(parsed) => {
-            let plan = definition.plan();
-            if plan.is_empty() {
-                return Ok(parsed);
-            }
-            // What the types leave to check (declared bounds, lengths, patterns, closed
-            // objects…), read from the text again as a stream.
-            if !plan
-                .is_violated_in(args)
-                .map_err(|e| refusal::malformed_args(&e))?
-            {
-                return Ok(parsed);
-            }
+    match definition.plan().parse(args) {
+        Ok((parsed, false)) => Ok(parsed),
+        Ok((_, true)) => {
             let value: Value =
                 serde_json::from_str(args).map_err(|e| refusal::malformed_args(&e))?;
             // The first violation in the order the model sent its members, which may be earlier
             // than the first the plan met.
             let violation = validate::first_violation(definition.checked_schema(), &value)
-                .or_else(|| plan.first_violation(&value));
+                .or_else(|| definition.plan().first_violation(&value));
             Err(match violation {
                 Some(violation) => refusal::invalid_args(&violation.path, violation.message),
                 None => refusal::invalid_args("", "the arguments break the tool's schema"),
@@ -256,7 +245,7 @@ fn retry_or_explain<T: DeserializeOwned>(
     // instantiate every argument type's `Deserialize` once more, for the value's deserializer,
     // in every tool's crate.
     if validate::coerce_integers(schema, &mut value)
-        && let Ok(parsed) = serde_json::from_str(&value.to_string())
+        && let Ok((parsed, _)) = validate::Plan::default().parse(&value.to_string())
     {
         return Ok(parsed);
     }

@@ -17,6 +17,8 @@ use super::check::{self, Violation};
 use super::scan::Cursor;
 use crate::text::{position_expecting, same_name};
 
+mod alongside;
+
 /// The keywords a node's own types do not enforce.
 const UNENFORCED: &[&str] = &[
     "minimum",
@@ -65,6 +67,33 @@ impl Plan {
     /// Whether nothing is left to check.
     pub(crate) fn is_empty(&self) -> bool {
         self.root.is_none()
+    }
+
+    /// Parses `args` into `T` as `serde_json::from_str` does, with the same errors, checking the
+    /// plan on the way: the parsed value, and whether the arguments break the plan. Where the
+    /// types read a checked place without the plan seeing it, the text is read again by
+    /// [`Plan::is_violated_in`].
+    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+        &self,
+        args: &str,
+    ) -> Result<(T, bool), serde_json::Error> {
+        let (parsed, verdict) = alongside::parse(self.root.as_ref(), args)?;
+        let violated = match verdict {
+            Some(violated) => {
+                // Every debug build (the tests, the fuzz targets) holds it to serde's reading.
+                #[cfg(debug_assertions)]
+                if let Some(root) = &self.root {
+                    assert_eq!(
+                        Stream::violated_in(root, args).ok(),
+                        Some(violated),
+                        "the reading alongside the types differs from serde's for {args:?}"
+                    );
+                }
+                violated
+            }
+            None => self.is_violated_in(args)?,
+        };
+        Ok((parsed, violated))
     }
 
     /// Whether the JSON text `args` breaks what the plan checks, read as a stream: no JSON value
@@ -818,9 +847,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_hand_reading_answers_as_serde_reads() {
-        let schemas = [
+    /// Plans that meet the values [`Rng::json`] writes at every kind of place.
+    fn nodes() -> Vec<Node> {
+        [
             json!({"properties": {"a": {"minLength": 2, "maxLength": 4}, "b": {"maximum": 5},
                    "c": {"items": {"exclusiveMinimum": 0}, "maxItems": 2}},
                    "additionalProperties": false}),
@@ -830,8 +859,15 @@ mod tests {
                    "c": {"uniqueItems": true}}, "minProperties": 1}}),
             json!({"prefixItems": [{"maxLength": 1}, true, {"minimum": 0}],
                    "items": {"maxProperties": 1}, "minItems": 1}),
-        ];
-        let nodes: Vec<Node> = schemas.iter().map(Node::compile).collect();
+        ]
+        .iter()
+        .map(Node::compile)
+        .collect()
+    }
+
+    #[test]
+    fn the_hand_reading_answers_as_serde_reads() {
+        let nodes = nodes();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let (mut by_hand, mut broken) = (0, 0);
         for _ in 0..4_000 {
@@ -855,6 +891,114 @@ mod tests {
             broken > 500 && by_hand - broken > 500,
             "{broken} of {by_hand}"
         );
+    }
+
+    #[test]
+    fn the_reading_alongside_a_value_answers_as_serde_reads() {
+        let nodes = nodes();
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut answered, mut broken, mut open) = (0, 0, 0);
+        for _ in 0..4_000 {
+            let text = rng.json(0);
+            for node in &nodes {
+                let expected = Stream::violated_in(node, &text).ok();
+                let (value, verdict) = alongside::parse::<Value>(Some(node), &text).unwrap();
+                assert_eq!(value, serde_json::from_str::<Value>(&text).unwrap());
+                match verdict {
+                    Some(violated) => {
+                        answered += 1;
+                        broken += usize::from(violated);
+                        assert_eq!(Some(violated), expected, "{text} against {node:?}");
+                    }
+                    None => open += 1,
+                }
+            }
+        }
+        // Both answers come up often; a value whose checks need it whole (unique items under
+        // the third plan) leaves the answer open.
+        assert!(
+            broken > 500 && answered - broken > 500 && open > 0,
+            "{broken} of {answered}, {open} open"
+        );
+    }
+
+    /// Argument types as authors write them: options, defaults, a list, an enum.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Typed {
+        a: Option<String>,
+        #[serde(default)]
+        b: Option<f64>,
+        #[serde(default)]
+        c: Vec<u32>,
+        #[serde(default)]
+        d: Option<Kind>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Kind {
+        Ab,
+        Abcdef,
+    }
+
+    #[test]
+    fn the_types_meet_the_same_values_and_errors_as_from_serde_json_alone() {
+        let node = Node::compile(&json!({
+            "properties": {"a": {"minLength": 2, "maxLength": 4}, "b": {"maximum": 5},
+                "c": {"items": {"maximum": 6}, "maxItems": 2}, "d": {"maxLength": 2}},
+            "additionalProperties": false}));
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut parsed, mut refused, mut broken, mut open) = (0, 0, 0, 0);
+        for _ in 0..20_000 {
+            let text = rng.json(0);
+            let alone = serde_json::from_str::<Typed>(&text).map_err(|e| e.to_string());
+            let alongside = alongside::parse::<Typed>(Some(&node), &text);
+            match alongside {
+                Ok((value, verdict)) => {
+                    parsed += 1;
+                    assert_eq!(Ok(&value), alone.as_ref(), "{text}");
+                    match verdict {
+                        Some(violated) => {
+                            broken += usize::from(violated);
+                            let expected = Stream::violated_in(&node, &text).ok();
+                            assert_eq!(Some(violated), expected, "{text}");
+                        }
+                        // An enum is read through serde_json's own access, unseen.
+                        None => {
+                            open += 1;
+                            assert!(value.d.is_some(), "{text}");
+                        }
+                    }
+                }
+                Err(error) => {
+                    refused += 1;
+                    assert_eq!(Err(error.to_string()), alone, "{text}");
+                }
+            }
+        }
+        assert!(
+            parsed > 200 && refused > 200 && broken > 20 && open > 0,
+            "{parsed} parsed ({broken} broken, {open} open), {refused} refused"
+        );
+    }
+
+    #[test]
+    fn raw_values_read_at_checked_places_leave_the_answer_open() {
+        #[derive(Deserialize)]
+        struct Raw {
+            a: Box<serde_json::value::RawValue>,
+            b: String,
+        }
+        let node = Node::compile(&json!({"properties": {"b": {"maxLength": 1}}}));
+        let text = r#"{"a": {"b": "long"}, "b": "xy"}"#;
+        let (raw, verdict) = alongside::parse::<Raw>(Some(&node), text).unwrap();
+        // The raw text is the model's, and the plan's place for `b` is not taken for `a`'s.
+        assert_eq!((raw.a.get(), raw.b.as_str()), (r#"{"b": "long"}"#, "xy"));
+        assert_eq!(verdict, Some(true));
+
+        let node = Node::compile(&json!({"properties": {"a": {"maxLength": 1}}}));
+        let (_, verdict) = alongside::parse::<Raw>(Some(&node), text).unwrap();
+        assert_eq!(verdict, None);
     }
 
     #[test]
