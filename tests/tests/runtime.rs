@@ -457,3 +457,76 @@ fn the_model_cannot_name_a_session() {
         ToolOutput::error(r#"invalid arguments: unknown field "session", expected "text""#)
     );
 }
+
+/// A title of an even length: a rule only the type knows, the schema says "a string".
+#[derive(Debug)]
+pub struct EvenTitle(String);
+
+impl<'de> Deserialize<'de> for EvenTitle {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let title = String::deserialize(deserializer)?;
+        match title.chars().count() % 2 {
+            0 => Ok(EvenTitle(title)),
+            _ => Err(serde::de::Error::custom(format!(
+                "`{title}` has an odd number of characters"
+            ))),
+        }
+    }
+}
+
+impl JsonSchema for EvenTitle {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EvenTitle".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+/// A book.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Book {
+    /// Its title.
+    pub title: EvenTitle,
+}
+
+/// Shelves books.
+#[tool]
+pub fn shelve(
+    /// The books, by shelf name.
+    shelves: std::collections::BTreeMap<String, Vec<Book>>,
+) -> String {
+    let titles: Vec<&str> = shelves
+        .values()
+        .flatten()
+        .map(|book| book.title.0.as_str())
+        .collect();
+    titles.join(", ")
+}
+
+#[test]
+fn a_refusal_only_the_types_know_names_the_value_it_came_from() {
+    let mut ctx = Ctx::new();
+    ctx.plugin::<Shelve>().unwrap();
+    assert_eq!(
+        call(
+            &ctx,
+            "shelve",
+            r#"{"shelves": {"top": [{"title": "ab"}, {"title": "éé"}]}}"#
+        ),
+        ToolOutput::success("ab, éé")
+    );
+    // The schema accepts every title; the type's own words say why this one is refused, and
+    // where: the path of the value its parse failed in.
+    assert_eq!(
+        call(
+            &ctx,
+            "shelve",
+            r#"{"shelves": {"top": [{"title": "ab"}], "low\"er": [{"title": "ab"}, {"title": "abc"}]}}"#
+        ),
+        ToolOutput::error(
+            r#"invalid arguments: shelves.low"er[1].title: `abc` has an odd number of characters"#
+        )
+    );
+}

@@ -251,17 +251,10 @@ fn retry_or_explain<T: DeserializeOwned>(
     }
     // The schema accepts what the types refuse (a hand-written `Deserialize`, say): give the
     // deserializer's own account, at the path of the failing value.
-    let mut deserializer = serde_json::Deserializer::from_str(args);
-    Err(
-        match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-            Err(error) => {
-                let path = error.path().to_string();
-                let path = if path == "." { String::new() } else { path };
-                refusal::invalid_args(&path, without_position(error.inner()))
-            }
-            Ok(_) => refusal::invalid_args("", without_position(error)),
-        },
-    )
+    Err(match validate::failure_path::<T>(args) {
+        Some((path, error)) => refusal::invalid_args(&path, without_position(&error)),
+        None => refusal::invalid_args("", without_position(error)),
+    })
 }
 
 /// serde_json's message without its ` at line L column C` suffix.

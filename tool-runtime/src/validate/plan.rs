@@ -19,6 +19,8 @@ use crate::text::{position_expecting, same_name};
 
 mod alongside;
 
+pub(crate) use alongside::failure_path;
+
 /// The keywords a node's own types do not enforce.
 const UNENFORCED: &[&str] = &[
     "minimum",
@@ -999,6 +1001,125 @@ mod tests {
         let node = Node::compile(&json!({"properties": {"a": {"maxLength": 1}}}));
         let (_, verdict) = alongside::parse::<Raw>(Some(&node), text).unwrap();
         assert_eq!(verdict, None);
+    }
+
+    /// Where `serde_path_to_error` says `T`'s parse of `text` fails, and its error's words.
+    fn path_to_error<T: serde::de::DeserializeOwned>(text: &str) -> Option<(String, String)> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let error = serde_path_to_error::deserialize::<_, T>(&mut deserializer).err()?;
+        let path = error.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        Some((path, error.inner().to_string()))
+    }
+
+    fn failure<T: serde::de::DeserializeOwned>(text: &str) -> Option<(String, String)> {
+        failure_path::<T>(text).map(|(path, error)| (path, error.to_string()))
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        a: Option<Inner>,
+        #[serde(default)]
+        b: Vec<Variant>,
+        #[serde(default)]
+        c: std::collections::BTreeMap<String, Wrapped>,
+        #[serde(default)]
+        d: Option<(u8, String)>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Inner {
+        b: Option<u8>,
+        #[serde(default)]
+        c: Vec<String>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    enum Variant {
+        #[serde(rename = "ab")]
+        Ab,
+        #[serde(rename = "a")]
+        A(u8),
+        #[serde(rename = "b")]
+        B { c: u8 },
+        #[serde(rename = "c")]
+        C(u8, u8),
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Wrapped(Option<Vec<bool>>);
+
+    #[test]
+    fn a_failure_is_placed_where_serde_path_to_error_places_it() {
+        let mut rng = Rng(0x853c_49e6_748f_ea9b);
+        let (mut failed, mut deep) = (0, 0);
+        for _ in 0..20_000 {
+            let text = rng.json(0);
+            for answer in [
+                (failure::<Outer>(&text), path_to_error::<Outer>(&text)),
+                (failure::<Typed>(&text), path_to_error::<Typed>(&text)),
+                (
+                    failure::<Vec<Variant>>(&text),
+                    path_to_error::<Vec<Variant>>(&text),
+                ),
+            ] {
+                assert_eq!(answer.0, answer.1, "{text}");
+                if let Some((path, _)) = answer.0 {
+                    failed += 1;
+                    deep += usize::from(path.contains('.') || path.contains('['));
+                }
+            }
+        }
+        assert!(
+            failed > 10_000 && deep > 1_000,
+            "{failed} failed, {deep} deep"
+        );
+
+        // Names read as numbers and booleans, variants of every kind, unknown names.
+        for text in [
+            r#"{"1": 2, "x": 3}"#,
+            r#"{"1": "x"}"#,
+            r#"{"true": "x"}"#,
+            r#"[{"b": {"c": "x"}}]"#,
+            r#"[{"c": [1, "x"]}]"#,
+            r#"[{"a": -1}]"#,
+            r#"[{"zz": 1}]"#,
+            r#"["ab", {"ab": 1}]"#,
+            r#"{"a": {"b": 300}}"#,
+            r#"{"c": {"k": [true, 1]}}"#,
+            r#"{"d": [1, 2]}"#,
+            r#"{"a": null, "a": null}"#,
+        ] {
+            assert_eq!(
+                failure::<std::collections::BTreeMap<u8, bool>>(text),
+                path_to_error::<std::collections::BTreeMap<u8, bool>>(text),
+                "{text}"
+            );
+            assert_eq!(
+                failure::<std::collections::BTreeMap<bool, u8>>(text),
+                path_to_error::<std::collections::BTreeMap<bool, u8>>(text),
+                "{text}"
+            );
+            assert_eq!(
+                failure::<Vec<Variant>>(text),
+                path_to_error::<Vec<Variant>>(text),
+                "{text}"
+            );
+            assert_eq!(
+                failure::<Outer>(text),
+                path_to_error::<Outer>(text),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            failure::<Outer>(r#"{"c": {"k": [true, 1]}}"#).map(|(path, _)| path),
+            Some("c.k[1]".to_owned())
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! A plan checked while the typed parse reads, rather than in a second reading of the text.
+//! A plan checked while the typed parse reads, rather than in a second reading of the text; and
+//! the path of the value a typed parse failed at, found by the same reading.
 //!
 //! [`parse`] hands the argument types a deserializer that passes every call through to
 //! serde_json's and looks at what comes back on the way: the numbers and strings the visitors are
@@ -9,22 +10,43 @@
 //! number) leaves the answer open, and the caller reads the text again by the plan
 //! ([`Plan::is_violated_in`](super::Plan::is_violated_in)). So does a place whose checks need the
 //! value whole (counts under unions, uniqueness).
+//!
+//! [`failure_path`] reads once more, keeping each member's name, to say where an error arose, as
+//! `serde_path_to_error` does, in the same words: one reading, and so one instantiation of every
+//! argument type's `Deserialize` in a tool's crate, serves both.
 
-use std::cell::Cell;
-use std::fmt;
+use std::cell::{Cell, RefCell};
+use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
 
 use super::Node;
 
-/// What was seen of the plan during one parse.
+/// What was seen during one parse.
 #[derive(Default)]
 struct Watch {
     /// A checked place breaks its checks.
     violated: Cell<bool>,
     /// A checked place went by unseen.
     blind: Cell<bool>,
+    /// Whether the path of a failure is wanted: names are kept, and the places an error comes
+    /// out of are noted.
+    tracking: bool,
+    /// While tracking: how many places deep the reading is.
+    depth: Cell<usize>,
+    /// While tracking: the places an error came out of, innermost first, each with its depth.
+    way_out: RefCell<Vec<(usize, Place)>>,
+}
+
+/// A place a value is read at, inside the value around it.
+enum Place {
+    /// An array's item.
+    Item(usize),
+    /// A member's value or an enum's variant, by its name when it was read as text or a number.
+    Named(Option<String>),
 }
 
 impl Watch {
@@ -42,6 +64,57 @@ impl Watch {
     fn blind(&self) {
         self.blind.set(true);
     }
+
+    /// Reads the value at a place one deeper, noting the place if an error comes out of it.
+    #[inline(always)]
+    fn inside<T, E>(
+        &self,
+        place: impl FnOnce() -> Place,
+        read: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        if !self.tracking {
+            return read();
+        }
+        let depth = self.depth.get() + 1;
+        self.depth.set(depth);
+        let read = read();
+        self.depth.set(depth - 1);
+        if read.is_err() {
+            self.left(depth, place());
+        }
+        read
+    }
+
+    /// Notes that an error came out of `place`, at `depth`. An error on its way out leaves each
+    /// place one shallower than the last; any other before it was caught on the way and is
+    /// forgotten.
+    fn left(&self, depth: usize, place: Place) {
+        let mut way_out = self.way_out.borrow_mut();
+        if way_out.last().is_some_and(|(last, _)| *last != depth + 1) {
+            way_out.clear();
+        }
+        way_out.push((depth, place));
+    }
+
+    /// The path of the place the error came out of, as `serde_path_to_error` writes it
+    /// (`a.b[2].c`, `?` for a name not read as text), empty at the root.
+    fn path(&self) -> String {
+        let mut path = String::new();
+        for (_, place) in self.way_out.borrow().iter().rev() {
+            match place {
+                Place::Item(index) => {
+                    let _ = write!(path, "[{index}]");
+                }
+                Place::Named(name) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(name.as_deref().unwrap_or("?"));
+                }
+            }
+        }
+        path
+    }
 }
 
 /// Parses `args` into `T` as `serde_json::from_str` would, checking `root`'s plan on the way:
@@ -53,18 +126,41 @@ pub(crate) fn parse<T: de::DeserializeOwned>(
 ) -> Result<(T, Option<bool>), serde_json::Error> {
     let watch = Watch::default();
     let mut deserializer = serde_json::Deserializer::from_str(args);
-    let seed = Check {
-        seed: PhantomData::<T>,
-        node: root,
-        watch: &watch,
-    };
-    let parsed = seed.deserialize(&mut deserializer)?;
+    let parsed = read::<T>(root, &watch, &mut deserializer)?;
     deserializer.end()?;
     let verdict = match watch.blind.get() {
         true => None,
         false => Some(watch.violated.get()),
     };
     Ok((parsed, verdict))
+}
+
+/// Where in `args` the typed parse of `T` fails, and its error, as `serde_path_to_error` says
+/// it: the path of the innermost value the error came out of (empty at the root); `None` when
+/// `T` reads the arguments.
+pub(crate) fn failure_path<T: de::DeserializeOwned>(
+    args: &str,
+) -> Option<(String, serde_json::Error)> {
+    let watch = Watch {
+        tracking: true,
+        ..Watch::default()
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(args);
+    let error = read::<T>(None, &watch, &mut deserializer).err()?;
+    Some((watch.path(), error))
+}
+
+fn read<'de, T: de::Deserialize<'de>>(
+    root: Option<&Node>,
+    watch: &Watch,
+    deserializer: &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+) -> Result<T, serde_json::Error> {
+    let seed = Check {
+        seed: PhantomData::<T>,
+        node: root,
+        watch,
+    };
+    seed.deserialize(deserializer)
 }
 
 /// A seed, for a value at a place of the plan (`None`: a place nothing is checked at).
@@ -172,9 +268,15 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checking<'_, D> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        // serde_json skips the value without showing it.
         if self.node.is_some() {
             self.watch.blind();
         }
+        let visitor = Visit {
+            inner: visitor,
+            node: None,
+            watch: self.watch,
+        };
         self.inner.deserialize_ignored_any(visitor)
     }
 
@@ -216,12 +318,12 @@ impl<V> Visit<'_, V> {
     }
 }
 
-macro_rules! visit_number {
-    ($($method:ident($ty:ty) => $number:expr;)*) => {$(
+macro_rules! visit {
+    ($($method:ident($($value:ident: $ty:ty)?) $(=> $check:ident($($shown:expr)?))?;)*) => {$(
         #[inline(always)]
-        fn $method<E: de::Error>(self, value: $ty) -> Result<V::Value, E> {
-            self.number(|| $number(value));
-            self.inner.$method(value)
+        fn $method<E: de::Error>(self, $($value: $ty)?) -> Result<V::Value, E> {
+            $(self.$check($($shown)?);)?
+            self.inner.$method($($value)?)
         }
     )*};
 }
@@ -233,100 +335,48 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, V> {
         self.inner.expecting(f)
     }
 
-    fn visit_bool<E: de::Error>(self, value: bool) -> Result<V::Value, E> {
-        self.inner.visit_bool(value)
+    visit! {
+        visit_bool(value: bool);
+        visit_i8(value: i8) => number(|| Some(value.into()));
+        visit_i16(value: i16) => number(|| Some(value.into()));
+        visit_i32(value: i32) => number(|| Some(value.into()));
+        visit_i64(value: i64) => number(|| Some(value.into()));
+        visit_u8(value: u8) => number(|| Some(value.into()));
+        visit_u16(value: u16) => number(|| Some(value.into()));
+        visit_u32(value: u32) => number(|| Some(value.into()));
+        visit_u64(value: u64) => number(|| Some(value.into()));
+        visit_f32(value: f32) => number(|| serde_json::Number::from_f64(value.into()));
+        visit_f64(value: f64) => number(|| serde_json::Number::from_f64(value));
+        visit_i128(value: i128) => unseen();
+        visit_u128(value: u128) => unseen();
+        visit_char(value: char) => string(value.encode_utf8(&mut [0; 4]));
+        visit_str(value: &str) => string(value);
+        visit_borrowed_str(value: &'de str) => string(value);
+        visit_string(value: String) => string(&value);
+        visit_bytes(value: &[u8]) => unseen();
+        visit_borrowed_bytes(value: &'de [u8]) => unseen();
+        visit_byte_buf(value: Vec<u8>) => unseen();
+        visit_none();
+        visit_unit();
     }
 
-    visit_number! {
-        visit_i8(i8) => |value| Some(serde_json::Number::from(value));
-        visit_i16(i16) => |value| Some(serde_json::Number::from(value));
-        visit_i32(i32) => |value| Some(serde_json::Number::from(value));
-        visit_i64(i64) => |value| Some(serde_json::Number::from(value));
-        visit_u8(u8) => |value| Some(serde_json::Number::from(value));
-        visit_u16(u16) => |value| Some(serde_json::Number::from(value));
-        visit_u32(u32) => |value| Some(serde_json::Number::from(value));
-        visit_u64(u64) => |value| Some(serde_json::Number::from(value));
-        visit_f32(f32) => |value| serde_json::Number::from_f64(f64::from(value));
-        visit_f64(f64) => serde_json::Number::from_f64;
-    }
-
-    fn visit_i128<E: de::Error>(self, value: i128) -> Result<V::Value, E> {
-        self.unseen();
-        self.inner.visit_i128(value)
-    }
-
-    fn visit_u128<E: de::Error>(self, value: u128) -> Result<V::Value, E> {
-        self.unseen();
-        self.inner.visit_u128(value)
-    }
-
-    fn visit_char<E: de::Error>(self, value: char) -> Result<V::Value, E> {
-        self.string(value.encode_utf8(&mut [0; 4]));
-        self.inner.visit_char(value)
-    }
-
-    #[inline(always)]
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<V::Value, E> {
-        self.string(value);
-        self.inner.visit_str(value)
-    }
-
-    #[inline(always)]
-    fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<V::Value, E> {
-        self.string(value);
-        self.inner.visit_borrowed_str(value)
-    }
-
-    #[inline(always)]
-    fn visit_string<E: de::Error>(self, value: String) -> Result<V::Value, E> {
-        self.string(&value);
-        self.inner.visit_string(value)
-    }
-
-    fn visit_bytes<E: de::Error>(self, value: &[u8]) -> Result<V::Value, E> {
-        self.unseen();
-        self.inner.visit_bytes(value)
-    }
-
-    fn visit_borrowed_bytes<E: de::Error>(self, value: &'de [u8]) -> Result<V::Value, E> {
-        self.unseen();
-        self.inner.visit_borrowed_bytes(value)
-    }
-
-    fn visit_byte_buf<E: de::Error>(self, value: Vec<u8>) -> Result<V::Value, E> {
-        self.unseen();
-        self.inner.visit_byte_buf(value)
-    }
-
-    #[inline(always)]
-    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
-        self.inner.visit_none()
-    }
-
-    #[inline(always)]
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
-        let checking = Checking {
+        self.inner.visit_some(Checking {
             inner: deserializer,
             node: self.node,
             watch: self.watch,
-        };
-        self.inner.visit_some(checking)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
-        self.inner.visit_unit()
+        })
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(
         self,
         deserializer: D,
     ) -> Result<V::Value, D::Error> {
-        let checking = Checking {
+        self.inner.visit_newtype_struct(Checking {
             inner: deserializer,
             node: self.node,
             watch: self.watch,
-        };
-        self.inner.visit_newtype_struct(checking)
+        })
     }
 
     #[inline(always)]
@@ -356,6 +406,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, V> {
                 count: 0,
                 expected: 0,
                 value: None,
+                name: None,
             },
         };
         let value = self.inner.visit_map(&mut members)?;
@@ -366,9 +417,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, V> {
         Ok(value)
     }
 
-    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
         self.unseen();
-        self.inner.visit_enum(data)
+        self.inner.visit_enum(Variants {
+            inner: data,
+            watch: self.watch,
+        })
     }
 }
 
@@ -394,11 +448,16 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
                 Some(prefix) => prefix.as_ref(),
                 None => node.items.as_deref(),
             });
-        let item = self.inner.next_element_seed(Check {
+        let check = Check {
             seed,
             node,
             watch: self.watch,
-        })?;
+        };
+        let index = self.count;
+        let item = self.watch.inside(
+            || Place::Item(index),
+            || self.inner.next_element_seed(check),
+        )?;
         if item.is_some() {
             self.count += 1;
         }
@@ -416,7 +475,8 @@ struct Members<'p, A> {
     at: Names<'p>,
 }
 
-/// What an object's member names tell: how many came, and where the next value is checked.
+/// What the names of an object's members tell: how many came, where the next value is checked
+/// and, while tracking, the name itself.
 struct Names<'p> {
     node: Option<&'p Node>,
     watch: &'p Watch,
@@ -425,11 +485,25 @@ struct Names<'p> {
     expected: usize,
     /// The place of the value after the name just read.
     value: Option<&'p Node>,
+    /// The name just read, while tracking.
+    name: Option<String>,
 }
 
-impl Names<'_> {
-    fn named(&mut self, name: &str) {
+/// What a name reading hears of the name: text, or something else (a number, say), written
+/// as a path writes it where it can be.
+trait Hears {
+    fn text(&mut self, name: &str);
+
+    fn other(&mut self, written: impl FnOnce() -> Option<String>);
+}
+
+impl Hears for Names<'_> {
+    #[inline(always)]
+    fn text(&mut self, name: &str) {
         self.count += 1;
+        if self.watch.tracking {
+            self.name = Some(name.to_owned());
+        }
         let Some(node) = self.node else {
             return;
         };
@@ -441,9 +515,11 @@ impl Names<'_> {
         self.value = value;
     }
 
-    /// A name read some other way than as text (a number, say).
-    fn unseen(&mut self) {
+    fn other(&mut self, written: impl FnOnce() -> Option<String>) {
         self.count += 1;
+        if self.watch.tracking {
+            self.name = written();
+        }
         if self.node.is_some() {
             self.watch.blind();
         }
@@ -459,19 +535,34 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         self.at.value = None;
-        self.inner.next_key_seed(Name {
+        if self.at.watch.tracking {
+            self.at.name = None;
+        }
+        let name = Name {
             inner: seed,
             at: &mut self.at,
-        })
+        };
+        let key = self.inner.next_key_seed(name);
+        // An error reading a name comes out of the member's place.
+        if key.is_err() && self.at.watch.tracking {
+            let watch = self.at.watch;
+            watch.left(watch.depth.get() + 1, Place::Named(self.at.name.take()));
+        }
+        key
     }
 
     #[inline(always)]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        self.inner.next_value_seed(Check {
+        let check = Check {
             seed,
             node: self.at.value.take(),
             watch: self.at.watch,
-        })
+        };
+        let name = &mut self.at.name;
+        self.at.watch.inside(
+            || Place::Named(name.take()),
+            || self.inner.next_value_seed(check),
+        )
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -479,14 +570,122 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
     }
 }
 
-/// A member name's seed, deserializer and visitor at once: whichever the reading is at, it is
-/// handed on, and the name is read on the way.
-struct Name<'a, 'p, T> {
-    inner: T,
-    at: &'a mut Names<'p>,
+/// An enum's variants, each at a place of its own, named after it.
+struct Variants<'p, A> {
+    inner: A,
+    watch: &'p Watch,
 }
 
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for Name<'_, '_, K> {
+/// What a variant's name reading hears: the name, while tracking.
+struct VariantName<'p> {
+    watch: &'p Watch,
+    name: Option<String>,
+}
+
+impl Hears for VariantName<'_> {
+    fn text(&mut self, name: &str) {
+        if self.watch.tracking {
+            self.name = Some(name.to_owned());
+        }
+    }
+
+    fn other(&mut self, written: impl FnOnce() -> Option<String>) {
+        if self.watch.tracking {
+            self.name = written();
+        }
+    }
+}
+
+impl<'p, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Variants<'p, A> {
+    type Error = A::Error;
+    type Variant = Variant<'p, A::Variant>;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<(S::Value, Self::Variant), A::Error> {
+        let mut heard = VariantName {
+            watch: self.watch,
+            name: None,
+        };
+        let name = Name {
+            inner: seed,
+            at: &mut heard,
+        };
+        let (value, inner) = self.inner.variant_seed(name)?;
+        let variant = Variant {
+            inner,
+            watch: self.watch,
+            name: heard.name,
+        };
+        Ok((value, variant))
+    }
+}
+
+/// A variant's content, at the variant's place.
+struct Variant<'p, A> {
+    inner: A,
+    watch: &'p Watch,
+    name: Option<String>,
+}
+
+impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
+    type Error = A::Error;
+
+    fn unit_variant(self) -> Result<(), A::Error> {
+        let (inner, name) = (self.inner, self.name);
+        self.watch
+            .inside(|| Place::Named(name), || inner.unit_variant())
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
+        let (inner, name) = (self.inner, self.name);
+        let check = Check {
+            seed,
+            node: None,
+            watch: self.watch,
+        };
+        self.watch
+            .inside(|| Place::Named(name), || inner.newtype_variant_seed(check))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
+        let (inner, name) = (self.inner, self.name);
+        let visitor = Visit {
+            inner: visitor,
+            node: None,
+            watch: self.watch,
+        };
+        self.watch
+            .inside(|| Place::Named(name), || inner.tuple_variant(len, visitor))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, A::Error> {
+        let (inner, name) = (self.inner, self.name);
+        let visitor = Visit {
+            inner: visitor,
+            node: None,
+            watch: self.watch,
+        };
+        self.watch.inside(
+            || Place::Named(name),
+            || inner.struct_variant(fields, visitor),
+        )
+    }
+}
+
+/// A name's seed, deserializer and visitor at once: whichever the reading is at, it is handed
+/// on, and the name is heard on the way.
+struct Name<'a, T, H> {
+    inner: T,
+    at: &'a mut H,
+}
+
+impl<'de, K: DeserializeSeed<'de>, H: Hears> DeserializeSeed<'de> for Name<'_, K, H> {
     type Value = K::Value;
 
     #[inline(always)]
@@ -507,7 +706,7 @@ macro_rules! forward_name {
     )*};
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Name<'_, '_, D> {
+impl<'de, D: Deserializer<'de>, H: Hears> Deserializer<'de> for Name<'_, D, H> {
     type Error = D::Error;
 
     forward_name! {
@@ -549,16 +748,16 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Name<'_, '_, D> {
     }
 }
 
-macro_rules! name_unseen {
-    ($($method:ident($($value:ident: $ty:ty)?);)*) => {$(
+macro_rules! hear {
+    ($($method:ident($($value:ident: $ty:ty)?) => $written:expr;)*) => {$(
         fn $method<E: de::Error>(self, $($value: $ty)?) -> Result<V::Value, E> {
-            self.at.unseen();
+            self.at.other(|| $written);
             self.inner.$method($($value)?)
         }
     )*};
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for Name<'_, '_, V> {
+impl<'de, V: Visitor<'de>, H: Hears> Visitor<'de> for Name<'_, V, H> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -567,54 +766,56 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Name<'_, '_, V> {
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, name: &str) -> Result<V::Value, E> {
-        self.at.named(name);
+        self.at.text(name);
         self.inner.visit_str(name)
     }
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<V::Value, E> {
-        self.at.named(name);
+        self.at.text(name);
         self.inner.visit_borrowed_str(name)
     }
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, name: String) -> Result<V::Value, E> {
-        self.at.named(&name);
+        self.at.text(&name);
         self.inner.visit_string(name)
     }
 
-    name_unseen! {
-        visit_bool(value: bool);
-        visit_i8(value: i8);
-        visit_i16(value: i16);
-        visit_i32(value: i32);
-        visit_i64(value: i64);
-        visit_i128(value: i128);
-        visit_u8(value: u8);
-        visit_u16(value: u16);
-        visit_u32(value: u32);
-        visit_u64(value: u64);
-        visit_u128(value: u128);
-        visit_f32(value: f32);
-        visit_f64(value: f64);
-        visit_char(value: char);
-        visit_byte_buf(value: Vec<u8>);
-        visit_none();
-        visit_unit();
+    // Written as `serde_path_to_error` writes names that are not text: booleans and integers
+    // as they read, anything else as unknown.
+    hear! {
+        visit_bool(value: bool) => Some(value.to_string());
+        visit_i8(value: i8) => Some(value.to_string());
+        visit_i16(value: i16) => Some(value.to_string());
+        visit_i32(value: i32) => Some(value.to_string());
+        visit_i64(value: i64) => Some(value.to_string());
+        visit_i128(value: i128) => Some(value.to_string());
+        visit_u8(value: u8) => Some(value.to_string());
+        visit_u16(value: u16) => Some(value.to_string());
+        visit_u32(value: u32) => Some(value.to_string());
+        visit_u64(value: u64) => Some(value.to_string());
+        visit_u128(value: u128) => Some(value.to_string());
+        visit_f32(value: f32) => None;
+        visit_f64(value: f64) => None;
+        visit_char(value: char) => None;
+        visit_byte_buf(value: Vec<u8>) => None;
+        visit_none() => None;
+        visit_unit() => None;
     }
 
     fn visit_bytes<E: de::Error>(self, value: &[u8]) -> Result<V::Value, E> {
-        self.at.unseen();
+        self.at.other(|| None);
         self.inner.visit_bytes(value)
     }
 
     fn visit_borrowed_bytes<E: de::Error>(self, value: &'de [u8]) -> Result<V::Value, E> {
-        self.at.unseen();
+        self.at.other(|| None);
         self.inner.visit_borrowed_bytes(value)
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
-        self.at.unseen();
+        self.at.other(|| None);
         self.inner.visit_some(deserializer)
     }
 
@@ -622,22 +823,22 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Name<'_, '_, V> {
         self,
         deserializer: D,
     ) -> Result<V::Value, D::Error> {
-        self.at.unseen();
+        self.at.other(|| None);
         self.inner.visit_newtype_struct(deserializer)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        self.at.unseen();
+        self.at.other(|| None);
         self.inner.visit_seq(seq)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.at.unseen();
+        self.at.other(|| None);
         self.inner.visit_map(map)
     }
 
-    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
-        self.at.unseen();
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.at.other(|| None);
         self.inner.visit_enum(data)
     }
 }
