@@ -2,7 +2,8 @@
 //! format every tool shares.
 //!
 //! The success path deserializes straight from the text into typed values, with no JSON value
-//! in between. Only when that fails are the arguments read again, as a JSON value checked against
+//! in between, checking on the way what the types leave to the schema (bounds, lengths,
+//! patterns…: the tool's plan). Only when that fails are the arguments read again, as a JSON value checked against
 //! the tool's own input schema, to say where the first failing value is, what was expected and
 //! what was found, in the schema's words (never a Rust type name). When the tool's types check
 //! its whole schema, only the innermost array or object around where the typed parse stopped is
@@ -147,41 +148,68 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
 
 /// Parses a call's raw arguments into `T`, the tool's argument struct, or explains why not in
 /// the shared error format.
+///
+/// Generic code is built again in each tool's crate: what does not depend on `T` is in plain
+/// functions beside this one, built once.
 pub fn parse_args<T: DeserializeOwned>(
     definition: &Definition,
     args: &str,
 ) -> Result<T, ToolOutput> {
     match definition.plan().parse(args) {
         Ok((parsed, false)) => Ok(parsed),
-        Ok((_, true)) => {
-            let value: Value =
-                serde_json::from_str(args).map_err(|e| refusal::malformed_args(&e))?;
-            // The first violation in the order the model sent its members, which may be earlier
-            // than the first the plan met.
-            let violation = validate::first_violation(definition.checked_schema(), &value)
-                .or_else(|| definition.plan().first_violation(&value));
-            Err(match violation {
-                Some(violation) => refusal::invalid_args(&violation.path, violation.message),
-                None => refusal::invalid_args("", "the arguments break the tool's schema"),
-            })
-        }
+        Ok((_, true)) => Err(plan_refusal(definition, args)),
         Err(error) => {
-            if definition.plan().is_empty()
-                && let Some(violation) = violation_where_parse_stopped(definition, args, &error)
-            {
-                let refusal = refusal::invalid_args(&violation.path, violation.message);
+            if let Some(refusal) = part_refusal(definition, args, &error) {
                 // Every debug build (the tests, the fuzz targets) holds it to the whole reading.
                 #[cfg(debug_assertions)]
-                assert_eq!(
+                held_to_whole(
+                    &refusal,
                     retry_or_explain::<T>(definition.checked_schema(), args, &error).err(),
-                    Some(refusal.clone()),
-                    "the part's refusal differs from the whole arguments' for {args:?}"
+                    args,
                 );
                 return Err(refusal);
             }
             retry_or_explain::<T>(definition.checked_schema(), args, &error)
         }
     }
+}
+
+/// The refusal of arguments that parsed but break the plan: the first violation in the order
+/// the model sent its members, which may be earlier than the first the plan met.
+fn plan_refusal(definition: &Definition, args: &str) -> ToolOutput {
+    let value: Value = match serde_json::from_str(args) {
+        Ok(value) => value,
+        Err(error) => return refusal::malformed_args(&error),
+    };
+    let violation = validate::first_violation(definition.checked_schema(), &value)
+        .or_else(|| definition.plan().first_violation(&value));
+    match violation {
+        Some(violation) => refusal::invalid_args(&violation.path, violation.message),
+        None => refusal::invalid_args("", "the arguments break the tool's schema"),
+    }
+}
+
+/// The refusal [`violation_where_parse_stopped`] finds, for a tool whose types check its whole
+/// schema.
+fn part_refusal(
+    definition: &Definition,
+    args: &str,
+    error: &serde_json::Error,
+) -> Option<ToolOutput> {
+    if !definition.plan().is_empty() {
+        return None;
+    }
+    let violation = violation_where_parse_stopped(definition, args, error)?;
+    Some(refusal::invalid_args(&violation.path, violation.message))
+}
+
+#[cfg(debug_assertions)]
+fn held_to_whole(part: &ToolOutput, whole: Option<ToolOutput>, args: &str) {
+    assert_eq!(
+        whole.as_ref(),
+        Some(part),
+        "the part's refusal differs from the whole arguments' for {args:?}"
+    );
 }
 
 /// The refusal of arguments the typed parse stopped in, read from the innermost array or object
@@ -230,6 +258,23 @@ fn retry_or_explain<T: DeserializeOwned>(
     args: &str,
     error: &serde_json::Error,
 ) -> Result<T, ToolOutput> {
+    // Read back from text, by the parse that refused it: `T::deserialize(&value)` would
+    // instantiate every argument type's `Deserialize` once more, for the value's deserializer,
+    // in every tool's crate.
+    if let Some(coerced) = schema_refusal_or_coerced(schema, args)?
+        && let Ok((parsed, _)) = validate::Plan::default().parse(&coerced)
+    {
+        return Ok(parsed);
+    }
+    // The schema accepts what the types refuse (a hand-written `Deserialize`, say): give the
+    // deserializer's own account, at the path of the failing value.
+    Err(types_refusal(validate::failure_path::<T>(args), error))
+}
+
+/// The refusal of arguments that are not JSON or break the schema; else, when the schema counts
+/// some of their numbers as integers that serde does not (`2.0`), the arguments with those
+/// written as integers, to try again: the schema stays exactly what is enforced.
+fn schema_refusal_or_coerced(schema: &Value, args: &str) -> Result<Option<String>, ToolOutput> {
     // Whether the JSON itself is malformed is asked of the JSON parser alone: serde_json also
     // classifies some type mismatches as syntax errors (a number where an enum was expected).
     let mut value: Value = match serde_json::from_str(args) {
@@ -239,22 +284,19 @@ fn retry_or_explain<T: DeserializeOwned>(
     if let Some(violation) = validate::first_violation(schema, &value) {
         return Err(refusal::invalid_args(&violation.path, violation.message));
     }
-    // JSON Schema counts `2.0` as an integer and serde does not: write those as integers and try
-    // again, so the schema stays exactly what is enforced.
-    // Read back from text, by the parse that refused it: `T::deserialize(&value)` would
-    // instantiate every argument type's `Deserialize` once more, for the value's deserializer,
-    // in every tool's crate.
-    if validate::coerce_integers(schema, &mut value)
-        && let Ok((parsed, _)) = validate::Plan::default().parse(&value.to_string())
-    {
-        return Ok(parsed);
-    }
-    // The schema accepts what the types refuse (a hand-written `Deserialize`, say): give the
-    // deserializer's own account, at the path of the failing value.
-    Err(match validate::failure_path::<T>(args) {
+    Ok(validate::coerce_integers(schema, &mut value).then(|| value.to_string()))
+}
+
+/// The types' own account of a refusal the schema does not explain: at the path of the value
+/// their parse failed in, or the first error's words at the root.
+fn types_refusal(
+    failure: Option<(String, serde_json::Error)>,
+    error: &serde_json::Error,
+) -> ToolOutput {
+    match failure {
         Some((path, error)) => refusal::invalid_args(&path, without_position(&error)),
         None => refusal::invalid_args("", without_position(error)),
-    })
+    }
 }
 
 /// serde_json's message without its ` at line L column C` suffix.

@@ -1,11 +1,13 @@
-//! What a tool's argument types leave to be checked after they parsed, planned once per tool.
+//! What a tool's argument types leave to be checked as they parse, planned once per tool.
 //!
 //! serde enforces a schema's types, its enums and constants, its required members, the objects
 //! schemars closed (`deny_unknown_fields`) and the ranges integer types imply (`u8` is 0 to 255).
-//! Everything else a schema can say is checked against the parsed JSON value: the bounds an
-//! author declared, lengths, patterns, sizes, unique items, member names, dependent members, and
-//! the objects the runtime closed itself. The plan is the schema pruned to those places; a tool
-//! whose schema carries none (todo_write) has an empty plan and pays nothing for it.
+//! Everything else a schema can say is left to the plan: the bounds an author declared, lengths,
+//! patterns, sizes, unique items, member names, dependent members, and the objects the runtime
+//! closed itself. The plan is the schema pruned to those places, checked while the typed parse
+//! reads (`alongside`); where that reading cannot see a checked place, the text is read again
+//! by the plan, by hand ([`Cursor`]) or, failing that, by serde. A tool whose schema carries no
+//! such keyword (todo_write) has an empty plan.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -84,18 +86,23 @@ impl Plan {
             Some(violated) => {
                 // Every debug build (the tests, the fuzz targets) holds it to serde's reading.
                 #[cfg(debug_assertions)]
-                if let Some(root) = &self.root {
-                    assert_eq!(
-                        Stream::violated_in(root, args).ok(),
-                        Some(violated),
-                        "the reading alongside the types differs from serde's for {args:?}"
-                    );
-                }
+                self.held_to_serde(args, violated);
                 violated
             }
             None => self.is_violated_in(args)?,
         };
         Ok((parsed, violated))
+    }
+
+    #[cfg(debug_assertions)]
+    fn held_to_serde(&self, args: &str, violated: bool) {
+        if let Some(root) = &self.root {
+            assert_eq!(
+                Stream::violated_in(root, args).ok(),
+                Some(violated),
+                "the reading alongside the types differs from serde's for {args:?}"
+            );
+        }
     }
 
     /// Whether the JSON text `args` breaks what the plan checks, read as a stream: no JSON value
