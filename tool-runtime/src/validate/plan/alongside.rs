@@ -199,6 +199,45 @@ struct Checking<'p, D> {
     watch: &'p Watch,
 }
 
+/// Hands `$forward` every `Deserializer` method that takes a visitor, with its other arguments,
+/// but `deserialize_newtype_struct` and `deserialize_ignored_any` (which a wrapper may read
+/// differently).
+macro_rules! deserialize_methods {
+    ($forward:ident) => {
+        $forward! {
+            deserialize_any();
+            deserialize_bool();
+            deserialize_i8();
+            deserialize_i16();
+            deserialize_i32();
+            deserialize_i64();
+            deserialize_i128();
+            deserialize_u8();
+            deserialize_u16();
+            deserialize_u32();
+            deserialize_u64();
+            deserialize_u128();
+            deserialize_f32();
+            deserialize_f64();
+            deserialize_char();
+            deserialize_str();
+            deserialize_string();
+            deserialize_bytes();
+            deserialize_byte_buf();
+            deserialize_option();
+            deserialize_unit();
+            deserialize_unit_struct(name: &'static str);
+            deserialize_seq();
+            deserialize_tuple(len: usize);
+            deserialize_tuple_struct(name: &'static str, len: usize);
+            deserialize_map();
+            deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+            deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+            deserialize_identifier();
+        }
+    };
+}
+
 macro_rules! forward_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline(always)]
@@ -212,37 +251,7 @@ macro_rules! forward_deserialize {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checking<'_, D> {
     type Error = D::Error;
 
-    forward_deserialize! {
-        deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
-    }
+    deserialize_methods!(forward_deserialize);
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
@@ -709,37 +718,10 @@ macro_rules! forward_name {
 impl<'de, D: Deserializer<'de>, H: Hears> Deserializer<'de> for Name<'_, D, H> {
     type Error = D::Error;
 
+    deserialize_methods!(forward_name);
+
     forward_name! {
-        deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
         deserialize_newtype_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
         deserialize_ignored_any();
     }
 
