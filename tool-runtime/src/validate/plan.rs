@@ -278,6 +278,15 @@ impl Node {
         node
     }
 
+    /// The node that checks this array's item at `index`, if any: its `prefixItems` entry, or
+    /// past those, `items`.
+    fn item(&self, index: usize) -> Option<&Node> {
+        match self.prefix_items.get(index) {
+            Some(prefix) => prefix.as_ref(),
+            None => self.items.as_deref(),
+        }
+    }
+
     /// What a member named `key` meets in this object: whether it breaks the object's being
     /// closed, and the node that checks its value, if any. `expected` is the place of the
     /// declared name after the last one found (members mostly come in the declared order); it
@@ -365,15 +374,7 @@ impl Node {
             Value::Array(items) => {
                 Node::count_violated(self.items_count, items.len())
                     || items.iter().enumerate().any(|(index, item)| {
-                        match self.prefix_items.get(index) {
-                            Some(prefix) => {
-                                prefix.as_ref().is_some_and(|node| node.is_violated(item))
-                            }
-                            None => self
-                                .items
-                                .as_ref()
-                                .is_some_and(|node| node.is_violated(item)),
-                        }
+                        self.item(index).is_some_and(|node| node.is_violated(item))
                     })
             }
             Value::Object(members) => {
@@ -593,11 +594,7 @@ impl Node {
         let mut index = 0;
         if cursor.eat(b']').is_none() {
             loop {
-                let node = match self.prefix_items.get(index) {
-                    Some(prefix) => prefix.as_ref(),
-                    None => self.items.as_deref(),
-                };
-                match (node, violated) {
+                match (self.item(index), violated) {
                     (Some(node), false) => violated |= node.violated_at(cursor)?,
                     _ => cursor.skip_value()?,
                 }
@@ -726,11 +723,7 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
         let mut violated = false;
         let mut index = 0;
         loop {
-            let node = match self.0.prefix_items.get(index) {
-                Some(prefix) => prefix.as_ref(),
-                None => self.0.items.as_deref(),
-            };
-            let next = match (node, violated) {
+            let next = match (self.0.item(index), violated) {
                 (Some(node), false) => seq.next_element_seed(Stream(node))?,
                 _ => seq.next_element::<serde::de::IgnoredAny>()?.map(|_| false),
             };

@@ -451,15 +451,9 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, A::Error> {
-        let node = self
-            .node
-            .and_then(|node| match node.prefix_items.get(self.count) {
-                Some(prefix) => prefix.as_ref(),
-                None => node.items.as_deref(),
-            });
         let check = Check {
             seed,
-            node,
+            node: self.node.and_then(|node| node.item(self.count)),
             watch: self.watch,
         };
         let index = self.count;
