@@ -42,7 +42,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -166,6 +166,59 @@ struct Line<'a> {
     time: Cow<'a, str>,
 }
 
+impl<'a> Line<'a> {
+    /// Reads an event line. A line as [`JsonlLog`] writes it (its members in their order, no
+    /// space, strings without escapes) is read by hand, its data skipped by serde_json; any
+    /// other is read by serde, which gives the same fields or the error.
+    fn read(text: &'a [u8]) -> Result<Line<'a>, serde_json::Error> {
+        match Line::written(text) {
+            Some(line) => Ok(line),
+            None => serde_json::from_slice(text),
+        }
+    }
+
+    /// The line, when it is exactly as a writer writes it; `None` for any other line.
+    fn written(text: &'a [u8]) -> Option<Line<'a>> {
+        let rest = text.strip_prefix(b"{\"seq\":")?;
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        // A leading zero is not JSON; past 19 digits a seq may not fit.
+        if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
+            return None;
+        }
+        let seq = rest[..digits].iter().try_fold(0u64, |seq, digit| {
+            seq.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
+        })?;
+        let rest = rest[digits..].strip_prefix(b",\"kind\":\"")?;
+        let (kind, rest) = plain_string(rest)?;
+        let rest = rest.strip_prefix(b",\"data\":")?;
+        let mut data = serde_json::Deserializer::from_slice(rest);
+        let raw = <&RawValue>::deserialize(&mut data).ok()?;
+        // The value's text is a slice of `rest`; what follows it is the time.
+        let skipped = raw.get().as_ptr() as usize - rest.as_ptr() as usize + raw.get().len();
+        let rest = rest[skipped..].strip_prefix(b",\"time\":\"")?;
+        let (time, rest) = plain_string(rest)?;
+        (rest == b"}").then_some(Line {
+            seq,
+            kind: Cow::Borrowed(kind),
+            _data: raw,
+            time: Cow::Borrowed(time),
+        })
+    }
+}
+
+/// A string's text up to its closing quote, and what follows the quote, when it has no escape
+/// and no control character (which a JSON string holds only escaped) and is UTF-8. (A kind and a
+/// time are a few dozen bytes: a plain loop finds their end sooner than a vectored search.)
+fn plain_string(text: &[u8]) -> Option<(&str, &[u8])> {
+    let end = text
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    if text[end] != b'"' {
+        return None;
+    }
+    Some((std::str::from_utf8(&text[..end]).ok()?, &text[end + 1..]))
+}
+
 #[derive(Deserialize)]
 struct Header<'a> {
     #[serde(borrow)]
@@ -224,17 +277,19 @@ impl JsonlLog {
             source,
         };
         let file = Arc::clone(&self.file);
-        let mut reader = BufReader::with_capacity(1 << 16, FileRange::new(&file, 0, u64::MAX));
-        let mut line = Vec::new();
-        // For each kind, where its latest event's line is: (start, end, line number). Looked up
-        // once per line; seeded per process, as std's map is (kinds come from the file).
-        let mut latest: foldhash::HashMap<String, (u64, u64, u64)> = foldhash::HashMap::default();
+        let mut lines = Lines::new(FileRange::new(&file, 0, u64::MAX));
+        // For each kind, where its latest event's line is: (start, end, line number), found
+        // through `kinds` (seeded per process, as std's map is: kinds come from the file) unless
+        // the kind is the previous line's, as most are.
+        let mut kinds: foldhash::HashMap<String, usize> = foldhash::HashMap::default();
+        let mut latest: Vec<(u64, u64, u64)> = Vec::new();
+        let mut previous: Option<(String, usize)> = None;
         let mut offset = 0u64;
         let mut line_no = 0u64;
         loop {
-            let read = match read_line(&mut reader, &mut line).map_err(io_error)? {
+            let (read, line) = match lines.next().map_err(io_error)? {
                 LineRead::Eof => break,
-                LineRead::Line(read) => read,
+                LineRead::Line(line) => (line.len() + 1, line),
                 LineRead::TooLong if line_no == 0 => {
                     return Err(self.not_a_log(format!(
                         "its first line is longer than {MAX_LINE_BYTES} bytes"
@@ -246,13 +301,13 @@ impl JsonlLog {
                         format!("longer than the {MAX_LINE_BYTES} bytes a log line may have"),
                     ));
                 }
-                LineRead::Partial(read) => {
-                    self.check_torn(&line, line_no)?;
+                LineRead::Partial(torn) => {
+                    self.check_torn(torn, line_no)?;
                     self.torn_tail = Some(TornTail {
                         path: self.path.clone(),
                         line: line_no + 1,
                         offset,
-                        len: read as u64,
+                        len: torn.len() as u64,
                         repaired: false,
                     });
                     break;
@@ -261,13 +316,13 @@ impl JsonlLog {
             line_no += 1;
             let start = offset;
             offset += read as u64;
-            let text = &line[..read - 1];
+            let text = line;
             if line_no == 1 {
                 self.check_header(text)?;
                 self.events_start = offset;
                 continue;
             }
-            let event: Line<'_> = serde_json::from_slice(text)
+            let event = Line::read(text)
                 .map_err(|error| self.corrupt(line_no, format!("not an event: {error}")))?;
             if event.seq != self.next_seq {
                 return Err(self.corrupt(
@@ -283,16 +338,25 @@ impl JsonlLog {
                 self.index.push(start);
             }
             self.next_seq += 1;
-            match latest.get_mut(&*event.kind) {
-                Some(slot) => *slot = (start, offset, line_no),
-                None => {
-                    latest.insert(event.kind.into_owned(), (start, offset, line_no));
+            let slot = match &previous {
+                Some((kind, slot)) if *kind == event.kind => *slot,
+                _ => {
+                    let slot = match kinds.get(&*event.kind) {
+                        Some(&slot) => slot,
+                        None => {
+                            latest.push((0, 0, 0));
+                            kinds.insert(event.kind.clone().into_owned(), latest.len() - 1);
+                            latest.len() - 1
+                        }
+                    };
+                    previous = Some((event.kind.into_owned(), slot));
+                    slot
                 }
-            }
+            };
+            latest[slot] = (start, offset, line_no);
         }
         self.end = offset;
         let mut events = Vec::with_capacity(latest.len());
-        let mut latest: Vec<_> = latest.into_values().collect();
         latest.sort_unstable();
         for (start, end, line_no) in latest {
             let mut text = vec![0; (end - start - 1) as usize];
@@ -525,12 +589,11 @@ impl Log for JsonlLog {
         if end <= start {
             return Ok(());
         }
-        let mut reader = BufReader::with_capacity(1 << 16, FileRange::new(&self.file, start, end));
-        let mut line = Vec::new();
+        let mut lines = Lines::new(FileRange::new(&self.file, start, end));
         let mut expected = first_seq;
         loop {
-            let read = match read_line(&mut reader, &mut line).map_err(io_error)? {
-                LineRead::Line(read) => read,
+            let line = match lines.next().map_err(io_error)? {
+                LineRead::Line(line) => line,
                 // Only complete lines: an unfinished one is an append under way elsewhere.
                 LineRead::Eof | LineRead::Partial(_) => break,
                 LineRead::TooLong => {
@@ -540,7 +603,7 @@ impl Log for JsonlLog {
                     ));
                 }
             };
-            let event = self.parse_event(&line[..read - 1], expected + 1)?;
+            let event = self.parse_event(line, expected + 1)?;
             if event.seq != expected {
                 return Err(self.corrupt(
                     expected + 1,
@@ -693,31 +756,83 @@ fn file_kind(kind: &fs::FileType) -> &'static str {
 }
 
 /// One line read with a bound.
-enum LineRead {
-    /// A complete line of this many bytes, its `\n` included.
-    Line(usize),
+enum LineRead<'a> {
+    /// A complete line, without its `\n`.
+    Line(&'a [u8]),
     /// The end of the file.
     Eof,
-    /// An incomplete line of this many bytes at the end of the file.
-    Partial(usize),
+    /// An incomplete line at the end of the file.
+    Partial(&'a [u8]),
     /// A line longer than [`MAX_LINE_BYTES`]; what was read of it is not a line.
     TooLong,
 }
 
-/// Reads one line into `line` (cleared first), holding at most [`MAX_LINE_BYTES`] and its `\n`.
-fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
-    line.clear();
-    let limit = MAX_LINE_BYTES as u64 + 1;
-    let read = reader.by_ref().take(limit).read_until(b'\n', line)?;
-    Ok(if read == 0 {
-        LineRead::Eof
-    } else if line.last() == Some(&b'\n') {
-        LineRead::Line(read)
-    } else if read as u64 == limit {
-        LineRead::TooLong
-    } else {
-        LineRead::Partial(read)
-    })
+/// The lines of a file, each read in place: the file is read into one buffer in large pieces,
+/// and each line is a slice of it, not a copy. The buffer grows for a line longer than itself,
+/// up to [`MAX_LINE_BYTES`] and its `\n`, so reading takes memory for one line at most.
+struct Lines<R> {
+    source: R,
+    buf: Vec<u8>,
+    /// The unread bytes: `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
+}
+
+impl<R: Read> Lines<R> {
+    fn new(source: R) -> Self {
+        Lines {
+            source,
+            buf: vec![0; 1 << 16],
+            start: 0,
+            end: 0,
+            eof: false,
+        }
+    }
+
+    fn next(&mut self) -> io::Result<LineRead<'_>> {
+        // Where the search for the line's `\n` goes on from: the bytes before it have none.
+        let mut searched = self.start;
+        let newline = loop {
+            if let Some(at) = memchr::memchr(b'\n', &self.buf[searched..self.end]) {
+                break Some(searched + at);
+            }
+            searched = self.end;
+            if self.end - self.start > MAX_LINE_BYTES || self.eof {
+                break None;
+            }
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                searched -= self.start;
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                let len = (self.buf.len() * 2).min(MAX_LINE_BYTES + 1 + (1 << 16));
+                self.buf.resize(len, 0);
+            }
+            match self.source.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(read) => self.end += read,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        };
+        let start = self.start;
+        Ok(match newline {
+            Some(newline) if newline - start > MAX_LINE_BYTES => LineRead::TooLong,
+            Some(newline) => {
+                self.start = newline + 1;
+                LineRead::Line(&self.buf[start..newline])
+            }
+            None if self.end - start > MAX_LINE_BYTES => LineRead::TooLong,
+            None if self.end == start => LineRead::Eof,
+            None => {
+                self.start = self.end;
+                LineRead::Partial(&self.buf[start..self.end])
+            }
+        })
+    }
 }
 
 /// The bytes of a file from `pos` to `end` (or its end), read at offsets: the file's cursor is
@@ -752,5 +867,140 @@ fn sync_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => File::open(parent)?.sync_all(),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Read};
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use serde_json::value::RawValue;
+
+    use super::{Line, LineRead, Lines};
+    use crate::event::Event;
+
+    /// A reader that gives at most `piece` bytes a call, as a pipe or a slow disk may.
+    struct Pieces<'a> {
+        bytes: &'a [u8],
+        piece: usize,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.piece).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Got {
+        Line(Vec<u8>),
+        Partial(Vec<u8>),
+    }
+
+    fn read_all(bytes: &[u8], piece: usize) -> Vec<Got> {
+        let mut lines = Lines::new(Pieces { bytes, piece });
+        let mut read = Vec::new();
+        loop {
+            match lines.next().unwrap() {
+                LineRead::Line(line) => read.push(Got::Line(line.to_vec())),
+                LineRead::Partial(line) => read.push(Got::Partial(line.to_vec())),
+                LineRead::Eof => return read,
+                LineRead::TooLong => panic!("no line here is too long"),
+            }
+        }
+    }
+
+    /// Each line comes out whole however the file's bytes arrive, a line longer than the
+    /// buffer too, and an unfinished last line is told apart.
+    #[test]
+    fn lines_come_out_whole_however_the_bytes_arrive() {
+        let long = "x".repeat(200_000);
+        let files = [
+            String::new(),
+            "a".to_owned(),
+            "a\n".to_owned(),
+            "a\nbc".to_owned(),
+            "\n\n".to_owned(),
+            format!("{long}\nshort\n{long}"),
+            format!("h\n{long}\n{long}\nend\n"),
+        ];
+        for file in &files {
+            let mut expected: Vec<Got> = Vec::new();
+            let mut rest = file.as_bytes();
+            while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+                expected.push(Got::Line(rest[..at].to_vec()));
+                rest = &rest[at + 1..];
+            }
+            if !rest.is_empty() {
+                expected.push(Got::Partial(rest.to_vec()));
+            }
+            for piece in [1, 7, 4096, usize::MAX] {
+                assert_eq!(read_all(file.as_bytes(), piece), expected, "piece {piece}");
+            }
+        }
+    }
+
+    /// What a line gives is what serde reads from it, or serde's error: a line as a writer
+    /// writes it (read by hand) and every near variant of one (read by serde).
+    #[test]
+    fn a_line_reads_as_serde_reads_it() {
+        let event = Event::new(
+            42,
+            "todo_write",
+            RawValue::from_string(r#"{"todos":[{"content":"a \"b\"","status":"pending"}]}"#.into())
+                .unwrap(),
+            UNIX_EPOCH + Duration::from_micros(1_780_000_000_123_456),
+        );
+        let written = String::from_utf8(serde_json::to_vec(&event).unwrap()).unwrap();
+        assert!(Line::written(written.as_bytes()).is_some(), "{written}");
+        let mut lines = vec![written.clone()];
+        for (from, to) in [
+            (r#""seq":42"#, r#""seq":042"#),
+            (r#""seq":42"#, r#""seq":18446744073709551616"#),
+            (r#""seq":42"#, r#""seq":18446744073709551615"#),
+            (r#""seq":42"#, r#""seq":-1"#),
+            (r#""seq":42"#, r#""seq":4.2"#),
+            (r#""seq":42"#, r#""seq": 42"#),
+            (r#""todo_write""#, r#""todo\u005fwrite""#),
+            (r#""todo_write""#, "\"todo\twrite\""),
+            (r#""todo_write""#, r#""tödo""#),
+            (r#""todo_write""#, r#""todo"#),
+            (r#""data":{"#, r#""data":["#),
+            (r#""data":{"#, r#""data": {"#),
+            (r#"}]},"time""#, r#"}]} ,"time""#),
+            (r#"}]},"time""#, r#"}],"time""#),
+            (r#"Z"}"#, r#"Z"} "#),
+            (r#"Z"}"#, r#"Z"}x"#),
+            (r#"Z"}"#, r#"Z","kind":"other"}"#),
+            (r#"Z"}"#, r#"Z","extra":1}"#),
+            (r#""time":"#, r#""time":1,"t":"#),
+        ] {
+            assert!(written.contains(from), "{from}");
+            lines.push(written.replacen(from, to, 1));
+        }
+        lines.push(r#"{"kind":"k","seq":1,"time":"t","data":null}"#.to_owned());
+        let mut bytes: Vec<Vec<u8>> = lines.into_iter().map(String::into_bytes).collect();
+        let mut bad_utf8 = written.clone().into_bytes();
+        let at = written.find("todo_write").unwrap();
+        bad_utf8[at] = 0xff;
+        bytes.push(bad_utf8);
+        for text in &bytes {
+            let shown = String::from_utf8_lossy(text);
+            let serde: Result<Line<'_>, _> = serde_json::from_slice(text);
+            match (Line::read(text), serde) {
+                (Ok(ours), Ok(serde)) => {
+                    assert_eq!(ours.seq, serde.seq, "{shown}");
+                    assert_eq!(ours.kind, serde.kind, "{shown}");
+                    assert_eq!(ours._data.get(), serde._data.get(), "{shown}");
+                    assert_eq!(ours.time, serde.time, "{shown}");
+                }
+                (Err(ours), Err(serde)) => assert_eq!(ours.to_string(), serde.to_string()),
+                (ours, serde) => panic!("{shown}: {:?} against {:?}", ours.is_ok(), serde.is_ok()),
+            }
+        }
     }
 }
