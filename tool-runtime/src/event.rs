@@ -166,3 +166,110 @@ impl fmt::Debug for Event {
 pub(crate) fn parse_time(text: &str) -> Result<SystemTime, humantime::TimestampError> {
     humantime::parse_rfc3339(text)
 }
+
+/// Whether [`parse_time`] reads `text`, without the reading: a time as a log writes it
+/// (`2026-12-05T12:34:56.123456Z`, a year from 1970, every field in its range) is checked by
+/// hand; any other is read.
+pub(crate) fn check_time(text: &str) -> Result<(), humantime::TimestampError> {
+    if is_written_time(text.as_bytes()) {
+        Ok(())
+    } else {
+        parse_time(text).map(drop)
+    }
+}
+
+/// Whether `text` is `YYYY-MM-DDTHH:MM:SS.ffffffZ` with each field in its range: such a time
+/// [`humantime::parse_rfc3339`] reads (its last is in 9999).
+fn is_written_time(text: &[u8]) -> bool {
+    let Ok(text) = <&[u8; 27]>::try_from(text) else {
+        return false;
+    };
+    let digit_at = |at: usize| text[at].is_ascii_digit();
+    let shape = (0..27).all(|at| match at {
+        4 | 7 => text[at] == b'-',
+        10 => text[at] == b'T',
+        13 | 16 => text[at] == b':',
+        19 => text[at] == b'.',
+        26 => text[at] == b'Z',
+        _ => digit_at(at),
+    });
+    if !shape {
+        return false;
+    }
+    let number = |from: usize, to: usize| {
+        text[from..to]
+            .iter()
+            .fold(0u32, |n, digit| n * 10 + u32::from(digit - b'0'))
+    };
+    let (year, month, day) = (number(0, 4), number(5, 7), number(8, 10));
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => 0,
+    };
+    year >= 1970
+        && (1..=days).contains(&day)
+        && number(11, 13) <= 23
+        && number(14, 16) <= 59
+        && number(17, 19) <= 59
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_time, is_written_time, parse_time};
+
+    /// The hand check accepts only times humantime reads, and checking any time answers as
+    /// reading it does: every field at and past its bounds, leap years included.
+    #[test]
+    fn a_time_is_checked_as_it_is_read() {
+        let mut checked = 0;
+        let mut by_hand = 0;
+        for year in [1969, 1970, 1900, 2000, 2023, 2024, 2100, 9999] {
+            for month in 0..=13 {
+                for day in [0, 1, 28, 29, 30, 31, 32] {
+                    for (hour, minute, second) in [
+                        (0, 0, 0),
+                        (23, 59, 59),
+                        (24, 0, 0),
+                        (0, 60, 0),
+                        (0, 0, 60),
+                        (0, 0, 61),
+                    ] {
+                        let time = format!(
+                            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.123456Z"
+                        );
+                        let read = parse_time(&time).is_ok();
+                        assert_eq!(check_time(&time).is_ok(), read, "{time}");
+                        if is_written_time(time.as_bytes()) {
+                            assert!(read, "{time} passed by hand but does not read");
+                            by_hand += 1;
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            by_hand >= 600 && by_hand < checked,
+            "{by_hand} of {checked}"
+        );
+        for time in [
+            "2026-12-05T12:34:56Z",
+            "2026-12-05T12:34:56.1Z",
+            "2026-12-05 12:34:56.123456Z",
+            "2026-12-05T12:34:56.123456+00:00",
+            "2026-12-05T12:34:56.12345xZ",
+            "2026-12-05T12:34:56.123456z",
+            "2026-1a-05T12:34:56.123456Z",
+            "+026-12-05T12:34:56.123456Z",
+            "",
+        ] {
+            assert_eq!(check_time(time).is_ok(), parse_time(time).is_ok(), "{time}");
+        }
+        assert!(is_written_time(b"2024-02-29T23:59:59.999999Z"));
+        assert!(!is_written_time(b"2023-02-29T00:00:00.000000Z"));
+    }
+}

@@ -331,7 +331,7 @@ impl JsonlLog {
                 ));
             }
             // The same check an event's reader makes, so no later read can fail on this line.
-            if let Err(error) = crate::event::parse_time(&event.time) {
+            if let Err(error) = crate::event::check_time(&event.time) {
                 return Err(self.corrupt(line_no, format!("bad time {:?}: {error}", event.time)));
             }
             if (event.seq - 1).is_multiple_of(INDEX_STRIDE) {
