@@ -310,7 +310,23 @@ pub mod __private {
     };
 
     /// Holds a tool's definition, computed on first use.
-    pub type DefinitionCell = ::std::sync::OnceLock<Definition>;
+    ///
+    /// It takes the computation as a function pointer, not a closure type: the lazy cell's code
+    /// is then built once here, not again for every tool in each tool's crate.
+    #[derive(Debug, Default)]
+    pub struct DefinitionCell(::std::sync::OnceLock<Definition>);
+
+    impl DefinitionCell {
+        /// An empty cell.
+        pub const fn new() -> Self {
+            DefinitionCell(::std::sync::OnceLock::new())
+        }
+
+        /// The definition, computed by `init` on the first call.
+        pub fn get_or_init(&self, init: fn() -> Definition) -> &Definition {
+            self.0.get_or_init(init)
+        }
+    }
 
     /// Implemented by the types `#[tool]` generates, and by nothing else.
     #[diagnostic::on_unimplemented(

@@ -104,23 +104,22 @@ impl ToolRegistry {
     /// Registers a tool. A second tool of the same name is refused, and so is a tool whose
     /// schema cannot be sent to a model.
     pub fn register(&mut self, tool: impl Tool) -> Result<(), LoadError> {
-        let origin = match (self.loading, tool.source()) {
-            (Some(plugin), _) => Cow::Owned(format!("plugin `{}`", shown_type(plugin))),
-            (None, Some(source)) => Cow::Owned(source.to_owned()),
-            (None, None) => Cow::Owned(format!(
-                "tool `{}`",
-                shown_type(std::any::type_name_of_val(&tool))
-            )),
-        };
-        self.register_from(tool, origin)
+        let type_name = std::any::type_name_of_val(&tool);
+        self.register_shared(Arc::new(tool), type_name)
     }
 
-    /// Registers a tool that came from `origin` (how a refusal names it).
-    pub(crate) fn register_from(
+    /// The rest of [`ToolRegistry::register`], for a tool whose type is `type_name`: not generic,
+    /// so it is built once here rather than again for every tool in every tool's crate.
+    fn register_shared(
         &mut self,
-        tool: impl Tool,
-        origin: Cow<'static, str>,
+        tool: Arc<dyn Tool>,
+        type_name: &'static str,
     ) -> Result<(), LoadError> {
+        let origin: Cow<'static, str> = match (self.loading, tool.source()) {
+            (Some(plugin), _) => Cow::Owned(format!("plugin `{}`", shown_type(plugin))),
+            (None, Some(source)) => Cow::Owned(source.to_owned()),
+            (None, None) => Cow::Owned(format!("tool `{}`", shown_type(type_name))),
+        };
         let definition = tool.definition();
         let name = definition.name().to_owned();
         if let Some(reason) = definition.schema_error() {
@@ -140,7 +139,7 @@ impl ToolRegistry {
             definition.render(dialect)?;
         }
         self.by_name.insert(name, self.tools.len());
-        self.tools.push(Arc::new(tool));
+        self.tools.push(tool);
         self.origins.push(origin);
         self.definitions_by_dialect = Default::default();
         Ok(())
