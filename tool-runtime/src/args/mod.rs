@@ -55,7 +55,8 @@ impl<T: DeserializeOwned + JsonSchema> ModelArg for T {
     }
 
     fn optional() -> bool {
-        T::deserialize(Missing::<de::value::Error>::new("")).is_ok()
+        // With the error type of `missing`'s use, so the two share one instantiation.
+        T::deserialize(Missing::<serde_json::Error>::new("")).is_ok()
     }
 
     fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<T, A::Error> {
@@ -149,27 +150,40 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
 /// Parses a call's raw arguments into `T`, the tool's argument struct, or explains why not in
 /// the shared error format.
 ///
-/// Generic code is built again in each tool's crate: what does not depend on `T` is in plain
-/// functions beside this one, built once.
+/// Generic code is built again in each tool's crate: all but the reading of `T` itself (a
+/// [`validate::Reader`]) is in plain functions beside this one, built once.
 pub fn parse_args<T: DeserializeOwned>(
     definition: &Definition,
     args: &str,
 ) -> Result<T, ToolOutput> {
-    match definition.plan().parse(args) {
-        Ok((parsed, false)) => Ok(parsed),
-        Ok((_, true)) => Err(plan_refusal(definition, args)),
+    let mut parsed = None;
+    parse_args_with(definition, args, &mut validate::reader(&mut parsed))?;
+    // A reading that succeeded kept its value.
+    parsed.ok_or_else(|| refusal::invalid_args("", "the arguments were not read"))
+}
+
+/// [`parse_args`] with the reading of the argument types given as a [`validate::Reader`]: all
+/// of it but that reading, built once here.
+fn parse_args_with(
+    definition: &Definition,
+    args: &str,
+    read: &mut validate::Reader<'_>,
+) -> Result<(), ToolOutput> {
+    match definition.plan().parse_with(args, read) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(plan_refusal(definition, args)),
         Err(error) => {
             if let Some(refusal) = part_refusal(definition, args, &error) {
                 // Every debug build (the tests, the fuzz targets) holds it to the whole reading.
                 #[cfg(debug_assertions)]
                 held_to_whole(
                     &refusal,
-                    retry_or_explain::<T>(definition.checked_schema(), args, &error).err(),
+                    retry_or_explain(definition.checked_schema(), args, &error, read).err(),
                     args,
                 );
                 return Err(refusal);
             }
-            retry_or_explain::<T>(definition.checked_schema(), args, &error)
+            retry_or_explain(definition.checked_schema(), args, &error, read)
         }
     }
 }
@@ -253,22 +267,26 @@ fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
 
 /// The slow path, after the typed parse failed: accepts what the schema accepts after all
 /// (integers written as `2.0`), or explains the failure in the schema's words.
-fn retry_or_explain<T: DeserializeOwned>(
+fn retry_or_explain(
     schema: &Value,
     args: &str,
     error: &serde_json::Error,
-) -> Result<T, ToolOutput> {
-    // Read back from text, by the parse that refused it: `T::deserialize(&value)` would
+    read: &mut validate::Reader<'_>,
+) -> Result<(), ToolOutput> {
+    // Read back from text, by the reading that refused it: `T::deserialize(&value)` would
     // instantiate every argument type's `Deserialize` once more, for the value's deserializer,
     // in every tool's crate.
     if let Some(coerced) = schema_refusal_or_coerced(schema, args)?
-        && let Ok((parsed, _)) = validate::Plan::default().parse(&coerced)
+        && validate::Plan::default().parse_with(&coerced, read).is_ok()
     {
-        return Ok(parsed);
+        return Ok(());
     }
     // The schema accepts what the types refuse (a hand-written `Deserialize`, say): give the
     // deserializer's own account, at the path of the failing value.
-    Err(types_refusal(validate::failure_path::<T>(args), error))
+    Err(types_refusal(
+        validate::failure_path_with(args, read),
+        error,
+    ))
 }
 
 /// The refusal of arguments that are not JSON or break the schema; else, when the schema counts

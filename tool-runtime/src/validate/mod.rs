@@ -13,7 +13,7 @@ mod scan;
 pub(crate) use check::{Violation, coerce_integers, first_violation, first_violation_in_part};
 pub(crate) use locate::container_at;
 pub(crate) use pattern::check_patterns;
-pub(crate) use plan::{Plan, close_and_plan, failure_path, implied_range};
+pub(crate) use plan::{Plan, Reader, close_and_plan, failure_path_with, implied_range, reader};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -21,7 +21,9 @@ use crate::text::{position_expecting, same_name};
 
 mod alongside;
 
+#[cfg(test)]
 pub(crate) use alongside::failure_path;
+pub(crate) use alongside::{Reader, failure_path_with, reader};
 
 /// The keywords a node's own types do not enforce.
 const UNENFORCED: &[&str] = &[
@@ -73,25 +75,24 @@ impl Plan {
         self.root.is_none()
     }
 
-    /// Parses `args` into `T` as `serde_json::from_str` does, with the same errors, checking the
-    /// plan on the way: the parsed value, and whether the arguments break the plan. Where the
-    /// types read a checked place without the plan seeing it, the text is read again by
+    /// Reads `args` with `read` as `serde_json::from_str` does, with the same errors, checking
+    /// the plan on the way: whether the arguments break the plan. Where the types read a
+    /// checked place without the plan seeing it, the text is read again by
     /// [`Plan::is_violated_in`].
-    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    pub(crate) fn parse_with(
         &self,
         args: &str,
-    ) -> Result<(T, bool), serde_json::Error> {
-        let (parsed, verdict) = alongside::parse(self.root.as_ref(), args)?;
-        let violated = match verdict {
+        read: &mut Reader<'_>,
+    ) -> Result<bool, serde_json::Error> {
+        match alongside::parse_with(self.root.as_ref(), args, read)? {
             Some(violated) => {
                 // Every debug build (the tests, the fuzz targets) holds it to serde's reading.
                 #[cfg(debug_assertions)]
                 self.held_to_serde(args, violated);
-                violated
+                Ok(violated)
             }
-            None => self.is_violated_in(args)?,
-        };
-        Ok((parsed, violated))
+            None => self.is_violated_in(args),
+        }
     }
 
     #[cfg(debug_assertions)]
@@ -148,7 +149,7 @@ impl Plan {
 
 /// One place of a plan: the checks on the value there, and the places under it.
 #[derive(Clone, Debug, Default)]
-struct Node {
+pub(crate) struct Node {
     /// Keywords on the value itself, as a schema of its own (checked whole; rare and small).
     own: Option<Value>,
     /// Numeric bounds and string lengths and patterns, compiled.

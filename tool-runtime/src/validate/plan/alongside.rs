@@ -1,7 +1,7 @@
 //! A plan checked while the typed parse reads, rather than in a second reading of the text; and
 //! the path of the value a typed parse failed at, found by the same reading.
 //!
-//! [`parse`] hands the argument types a deserializer that passes every call through to
+//! [`parse_with`] hands the argument types a deserializer that passes every call through to
 //! serde_json's and looks at what comes back on the way: the numbers and strings the visitors are
 //! given, the member names, the items and members counted. The types see the same calls, values
 //! and errors they would see from serde_json alone; the plan sees each value at its place.
@@ -11,7 +11,7 @@
 //! ([`Plan::is_violated_in`](super::Plan::is_violated_in)). So does a place whose checks need the
 //! value whole (counts under unions, uniqueness).
 //!
-//! [`failure_path`] reads once more, keeping each member's name, to say where an error arose, as
+//! [`failure_path_with`] reads once more, keeping each member's name, to say where an error arose, as
 //! `serde_path_to_error` does, in the same words: one reading, and so one instantiation of every
 //! argument type's `Deserialize` in a tool's crate, serves both.
 
@@ -27,7 +27,7 @@ use super::Node;
 
 /// What was seen during one parse.
 #[derive(Default)]
-struct Watch {
+pub(crate) struct Watch {
     /// A checked place breaks its checks.
     violated: Cell<bool>,
     /// A checked place went by unseen.
@@ -66,7 +66,7 @@ impl Watch {
     }
 
     /// Reads the value at a place one deeper, noting the place if an error comes out of it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn inside<T, E>(
         &self,
         place: impl FnOnce() -> Place,
@@ -117,37 +117,87 @@ impl Watch {
     }
 }
 
-/// Parses `args` into `T` as `serde_json::from_str` would, checking `root`'s plan on the way:
-/// whether the arguments break it (`None` when the parse read a checked place unseen), with
-/// the parsed value. Without a plan, the answer is `Some(false)`.
+/// The one part of reading a tool's arguments that depends on their type: given the plan's
+/// root (`None`: nothing checked anywhere), the watch and serde_json's deserializer of the
+/// text, it reads the arguments and keeps them ([`reader`]). All around it (the deserializer,
+/// the verdict, the refusals, a failure's path) is plain code, built once in this crate rather
+/// than again for every tool in each tool's crate.
+pub(crate) type Reader<'r> = dyn for<'de> FnMut(
+        Option<&Node>,
+        &Watch,
+        &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+    ) -> Result<(), serde_json::Error>
+    + 'r;
+
+/// The [`Reader`] of `T`, keeping the last value it read in `slot`.
+pub(crate) fn reader<T: de::DeserializeOwned>(
+    slot: &mut Option<T>,
+) -> impl for<'de> FnMut(
+    Option<&Node>,
+    &Watch,
+    &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+) -> Result<(), serde_json::Error>
++ '_ {
+    move |root, watch, deserializer| {
+        *slot = Some(read::<T>(root, watch, deserializer)?);
+        Ok(())
+    }
+}
+
+/// Reads `args` with `read` as `serde_json::from_str` would, checking `root`'s plan on the way:
+/// whether the arguments break it (`None` when the parse read a checked place unseen). Without
+/// a plan, the answer is `Some(false)`.
+pub(crate) fn parse_with(
+    root: Option<&Node>,
+    args: &str,
+    read: &mut Reader<'_>,
+) -> Result<Option<bool>, serde_json::Error> {
+    let watch = Watch::default();
+    let mut deserializer = serde_json::Deserializer::from_str(args);
+    read(root, &watch, &mut deserializer)?;
+    deserializer.end()?;
+    Ok(match watch.blind.get() {
+        true => None,
+        false => Some(watch.violated.get()),
+    })
+}
+
+/// [`parse_with`] for `T`: the value parsed, with the verdict.
+#[cfg(test)]
 pub(crate) fn parse<T: de::DeserializeOwned>(
     root: Option<&Node>,
     args: &str,
 ) -> Result<(T, Option<bool>), serde_json::Error> {
-    let watch = Watch::default();
-    let mut deserializer = serde_json::Deserializer::from_str(args);
-    let parsed = read::<T>(root, &watch, &mut deserializer)?;
-    deserializer.end()?;
-    let verdict = match watch.blind.get() {
-        true => None,
-        false => Some(watch.violated.get()),
-    };
-    Ok((parsed, verdict))
+    let mut parsed = None;
+    let verdict = parse_with(root, args, &mut reader(&mut parsed))?;
+    Ok((
+        parsed.expect("a reading that succeeded keeps its value"),
+        verdict,
+    ))
 }
 
-/// Where in `args` the typed parse of `T` fails, and its error, as `serde_path_to_error` says
-/// it: the path of the innermost value the error came out of (empty at the root); `None` when
-/// `T` reads the arguments.
-pub(crate) fn failure_path<T: de::DeserializeOwned>(
+/// Where in `args` the reading `read` fails, and its error, as `serde_path_to_error` says it:
+/// the path of the innermost value the error came out of (empty at the root); `None` when it
+/// reads the arguments.
+pub(crate) fn failure_path_with(
     args: &str,
+    read: &mut Reader<'_>,
 ) -> Option<(String, serde_json::Error)> {
     let watch = Watch {
         tracking: true,
         ..Watch::default()
     };
     let mut deserializer = serde_json::Deserializer::from_str(args);
-    let error = read::<T>(None, &watch, &mut deserializer).err()?;
+    let error = read(None, &watch, &mut deserializer).err()?;
     Some((watch.path(), error))
+}
+
+/// [`failure_path_with`] for `T`.
+#[cfg(test)]
+pub(crate) fn failure_path<T: de::DeserializeOwned>(
+    args: &str,
+) -> Option<(String, serde_json::Error)> {
+    failure_path_with(args, &mut reader::<T>(&mut None))
 }
 
 fn read<'de, T: de::Deserialize<'de>>(
@@ -173,7 +223,7 @@ struct Check<'p, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Check<'_, S> {
     type Value = S::Value;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
         let node = match self.node {
             Some(_) if self.watch.settled() => None,
@@ -240,7 +290,7 @@ macro_rules! deserialize_methods {
 
 macro_rules! forward_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             let visitor = Visit { inner: visitor, node: self.node, watch: self.watch };
             self.inner.$method($($arg,)* visitor)
@@ -302,7 +352,7 @@ struct Visit<'p, V> {
 }
 
 impl<V> Visit<'_, V> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn number(&self, number: impl FnOnce() -> Option<serde_json::Number>) {
         if let Some(node) = self.node
             && !(node.number.is_empty() && node.multiple_of.is_none())
@@ -312,7 +362,7 @@ impl<V> Visit<'_, V> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn string(&self, text: &str) {
         if let Some(node) = self.node {
             self.watch.violate(node.string_violated(text));
@@ -329,7 +379,7 @@ impl<V> Visit<'_, V> {
 
 macro_rules! visit {
     ($($method:ident($($value:ident: $ty:ty)?) $(=> $check:ident($($shown:expr)?))?;)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<E: de::Error>(self, $($value: $ty)?) -> Result<V::Value, E> {
             $(self.$check($($shown)?);)?
             self.inner.$method($($value)?)
@@ -388,7 +438,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, V> {
         })
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         let mut items = Items {
             inner: seq,
@@ -405,7 +455,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, V> {
         Ok(value)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let mut members = Members {
             inner: map,
@@ -446,7 +496,7 @@ struct Items<'p, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
     type Error = A::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -501,7 +551,7 @@ trait Hears {
 }
 
 impl Hears for Names<'_> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn text(&mut self, name: &str) {
         self.count += 1;
         if self.watch.tracking {
@@ -532,7 +582,7 @@ impl Hears for Names<'_> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
     type Error = A::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -554,7 +604,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
         key
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         let check = Check {
             seed,
@@ -691,7 +741,7 @@ struct Name<'a, T, H> {
 impl<'de, K: DeserializeSeed<'de>, H: Hears> DeserializeSeed<'de> for Name<'_, K, H> {
     type Value = K::Value;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Value, D::Error> {
         self.inner.deserialize(Name {
             inner: deserializer,
@@ -702,7 +752,7 @@ impl<'de, K: DeserializeSeed<'de>, H: Hears> DeserializeSeed<'de> for Name<'_, K
 
 macro_rules! forward_name {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             self.inner.$method($($arg,)* Name { inner: visitor, at: self.at })
         }
@@ -740,19 +790,19 @@ impl<'de, V: Visitor<'de>, H: Hears> Visitor<'de> for Name<'_, V, H> {
         self.inner.expecting(f)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_str<E: de::Error>(self, name: &str) -> Result<V::Value, E> {
         self.at.text(name);
         self.inner.visit_str(name)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<V::Value, E> {
         self.at.text(name);
         self.inner.visit_borrowed_str(name)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_string<E: de::Error>(self, name: String) -> Result<V::Value, E> {
         self.at.text(&name);
         self.inner.visit_string(name)
