@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -556,8 +557,9 @@ struct AnthropicStream {
     message: Option<Map<String, Value>>,
     /// The content blocks in the order they started.
     blocks: Vec<Block>,
-    /// Per block `index`: its position in `blocks`.
-    positions: HashMap<u64, usize>,
+    /// Per block `index`: its position in `blocks` (seeded per process: indexes come from the
+    /// stream).
+    positions: foldhash::HashMap<u64, usize>,
     done: bool,
 }
 
@@ -608,6 +610,18 @@ impl Block {
     fn input_piece(&mut self, piece: &str) {
         if self.takes_input() {
             self.json.get_or_insert_default().push_str(piece);
+        }
+    }
+
+    /// An `input_json_delta` piece as its event's data has it: a JSON string serde_json has
+    /// checked, quotes and escapes included, without a `\u` escape. Unescaped straight into the
+    /// input gathered, for a block that takes input.
+    fn input_literal(&mut self, literal: &str) {
+        if self.takes_input() {
+            unescape_into(
+                self.json.get_or_insert_default(),
+                &literal[1..literal.len() - 1],
+            );
         }
     }
 
@@ -797,8 +811,9 @@ impl AnthropicStream {
             kind: Cow<'a, str>,
             #[serde(borrow)]
             text: Option<Cow<'a, str>>,
+            /// As sent: unescaped once its block ends, not now.
             #[serde(borrow)]
-            partial_json: Option<Cow<'a, str>>,
+            partial_json: Option<&'a RawValue>,
         }
         // A struct also reads from an array; the general path refuses one.
         if !data.starts_with('{') || self.message.is_none() {
@@ -814,6 +829,16 @@ impl AnthropicStream {
             "content_block_delta" => event.delta?,
             _ => return None,
         };
+        // A piece is gathered as sent when it is a string without a `\u` escape; the general
+        // path reads any other (null, another type, an escape that may be half a pair) as
+        // serde reads it.
+        let literal = match delta.partial_json.map(RawValue::get) {
+            Some("null") | None => None,
+            Some(literal) if literal.starts_with('"') && !has_unicode_escape(literal) => {
+                Some(literal)
+            }
+            Some(_) => return None,
+        };
         let block = match self.block(event.index, "content_block_delta before its block's start") {
             Ok(block) => block,
             Err(error) => return Some(Err(error)),
@@ -821,8 +846,8 @@ impl AnthropicStream {
         Some(Ok(match &*delta.kind {
             "text_delta" => delta.text.and_then(|piece| block.text_piece(&piece)),
             "input_json_delta" => {
-                if let Some(piece) = delta.partial_json {
-                    block.input_piece(&piece);
+                if let Some(literal) = literal {
+                    block.input_literal(literal);
                 }
                 None
             }
@@ -891,6 +916,48 @@ impl AnthropicStream {
         }
         Ok(turn)
     }
+}
+
+/// Appends the text of a checked JSON string without `\u` escapes, `inner` (its quotes left
+/// out), unescaped to `out`.
+fn unescape_into(out: &mut String, inner: &str) {
+    let bytes = inner.as_bytes();
+    let mut from = 0;
+    while let Some(at) = memchr::memchr(b'\\', &bytes[from..]) {
+        let at = from + at;
+        let Some(&escaped) = bytes.get(at + 1) else {
+            break;
+        };
+        // A backslash is ASCII, so the text is cut between characters.
+        out.push_str(&inner[from..at]);
+        out.push(match escaped {
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            // `"`, `\\` and `/` stand for themselves.
+            other => char::from(other),
+        });
+        from = at + 2;
+    }
+    out.push_str(&inner[from..]);
+}
+
+/// Whether the JSON string `literal` has a `\u` escape.
+fn has_unicode_escape(literal: &str) -> bool {
+    let bytes = literal.as_bytes();
+    let mut from = 0;
+    while let Some(at) = memchr::memchr(b'\\', &bytes[from..]) {
+        if bytes.get(from + at + 1) == Some(&b'u') {
+            return true;
+        }
+        from += at + 2;
+        if from >= bytes.len() {
+            break;
+        }
+    }
+    false
 }
 
 fn block_index(data: &Value, what: &'static str) -> Result<u64, WireError> {
@@ -1076,6 +1143,32 @@ mod tests {
         format!("{:?}", stream.finish())
     }
 
+    /// A piece unescaped by hand is the string serde reads, for every escape but `\u` (which
+    /// is found, and left to serde).
+    #[test]
+    fn a_piece_unescapes_as_serde_reads_it() {
+        for (literal, escape) in [
+            (r#""""#, false),
+            (r#""plain""#, false),
+            (r#""{\"a\": [1, \"b\"]}""#, false),
+            (r#""\\\/\b\f\n\r\t\"""#, false),
+            (r#""é, 漢字 and 🦀 \"quoted\"""#, false),
+            (r#""ends with \\""#, false),
+            (r#""\\u00e9 is no escape""#, false),
+            (r#""\u00e9""#, true),
+            (r#""\ud83e\udd80""#, true),
+            (r#""x\\\u0041""#, true),
+        ] {
+            let read: String = serde_json::from_str(literal).unwrap();
+            assert_eq!(has_unicode_escape(literal), escape, "{literal}");
+            if !escape {
+                let mut out = String::from("kept ");
+                unescape_into(&mut out, &literal[1..literal.len() - 1]);
+                assert_eq!(out, format!("kept {read}"), "{literal}");
+            }
+        }
+    }
+
     #[test]
     fn an_event_read_in_place_reads_as_the_general_path_reads_it() {
         let cases = [
@@ -1083,6 +1176,7 @@ mod tests {
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1}"}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"},"extra":[1]}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"x\\ny\\\\u00e9\/\"}"}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"not here"}}"#,
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":null}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta"}}"#,
@@ -1090,6 +1184,8 @@ mod tests {
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"error":null}"#,
             // Each of these reads otherwise, or fails, on the general path alone.
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":5}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"\u00e9\ud83e\udd80\"}"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\ud83e"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"error":{"message":"no"}}"#,
             r#"{"type":"content_block_delta","index":0,"index":1,"delta":{"type":"text_delta","text":"x"}}"#,
             r#"{"type":"content_block_delta","index":1.0,"delta":{"type":"text_delta","text":"x"}}"#,
@@ -1124,8 +1220,8 @@ mod tests {
             assert_eq!(format!("{read:?}"), format!("{expected:?}"), "{data}");
             assert_eq!(finished(fast), finished(general), "{data}");
         }
-        // Nine deltas, three ends and two starts are read in place; the rest are left to the
+        // Ten deltas, three ends and two starts are read in place; the rest are left to the
         // general path.
-        assert_eq!(in_place, 14);
+        assert_eq!(in_place, 15);
     }
 }
