@@ -19,8 +19,9 @@
 //! - **Followers** ([`PgStore::follow`]): a session opened for reading on any host is told of
 //!   appends by `LISTEN`/`NOTIFY` (sent by the writer's store within 2 ms of the commit, the
 //!   appends of those 2 ms in one statement, off the commit path: a `NOTIFY` inside the
-//!   transaction would serialize every session's commits on PostgreSQL's notification lock),
-//!   and reads
+//!   transaction would serialize every session's commits on PostgreSQL's notification lock; an
+//!   append only queues its seq, without waking the notifier's thread but for the first of a
+//!   window, and the notification's own commit waits for no WAL flush), and reads
 //!   them by seq from the last one it has ([`Session::refresh`]): after a missed notification,
 //!   a reconnect or any gap it catches up, and never takes a seq twice.
 //! - **Durability**, as the file store means it: an append is acknowledged once committed.
@@ -56,9 +57,9 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, mpsc};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
@@ -124,7 +125,7 @@ pub struct PgStore {
     shown: String,
     /// Announces appends to followers, off the appends' commit path; started by the first
     /// writer.
-    notifier: Arc<OnceLock<mpsc::Sender<(String, u64)>>>,
+    notifier: Arc<OnceLock<Notices>>,
     /// Connections of closed logs, their leases released, kept for the next logs opened.
     idle: Arc<Mutex<Vec<Conn>>>,
 }
@@ -435,40 +436,48 @@ impl PgStore {
     /// at every commit, serializing the commits of all sessions (no group commit); sent after
     /// the commit, it costs the append nothing. A notification lost (the notifier's connection
     /// down) delays a follower until its next catch-up tick, never loses an event.
-    fn notifier(&self) -> mpsc::Sender<(String, u64)> {
+    fn notifier(&self) -> Notices {
         self.notifier
             .get_or_init(|| {
-                let (sender, receiver) = mpsc::channel::<(String, u64)>();
-                let store = self.clone();
+                let notices = Notices::new();
+                let queue = Arc::clone(&notices.0);
+                // Without the store's own handle, so the thread ends with the last handle.
+                let store = PgStore {
+                    notifier: Arc::new(OnceLock::new()),
+                    ..self.clone()
+                };
                 let _ = std::thread::Builder::new()
                     .name("toolhost-pg-notifier".into())
-                    .spawn(move || store.notify_loop(&receiver));
-                sender
+                    .spawn(move || store.notify_loop(&queue));
+                notices
             })
             .clone()
     }
 
-    fn notify_loop(&self, receiver: &mpsc::Receiver<(String, u64)>) {
+    fn notify_loop(&self, queue: &NoticeQueue) {
         let mut client: Option<Client> = None;
-        // Ends when every sender (every writer, and the store's own) is gone.
-        while let Ok(first) = receiver.recv() {
-            let mut latest = std::collections::BTreeMap::new();
-            latest.insert(first.0, first.1);
+        // Ends when every handle (every writer's, and the store's own) is gone.
+        while queue.wait_for_notices() {
             // What else is appended in the next moment goes in the same statement: one writer
             // appending without pause would otherwise have a `NOTIFY` sent per append, a second
-            // statement beside each of its own on the server.
-            let until = Instant::now() + NOTIFY_WINDOW;
-            while let Ok((id, seq)) =
-                receiver.recv_timeout(until.saturating_duration_since(Instant::now()))
-            {
-                latest.insert(id, seq);
-            }
-            let payloads: Vec<String> = latest
+            // statement beside each of its own on the server. The writers queue theirs
+            // meanwhile without waking this thread.
+            std::thread::sleep(NOTIFY_WINDOW);
+            let payloads: Vec<String> = queue
+                .take()
                 .into_iter()
                 .map(|(id, seq)| format!("{seq} {id}"))
                 .collect();
             if client.as_ref().is_none_or(Client::is_closed) {
-                client = self.connect_here().ok();
+                // A notification need not outlive a crash (a follower catches up on its own), so
+                // its commit does not wait for the WAL to reach the disk: the notifier adds no
+                // flush of its own beside the appends'.
+                client = self.connect_here().ok().and_then(|mut connected| {
+                    connected
+                        .batch_execute("SET synchronous_commit = off")
+                        .ok()
+                        .map(|()| connected)
+                });
             }
             if let Some(connected) = client.as_mut()
                 && connected
@@ -700,6 +709,95 @@ impl Drop for Follower {
     }
 }
 
+/// A handle on the notifier's queue: a writer announces its appends through it. The notifier
+/// thread ends once every handle is gone.
+struct Notices(Arc<NoticeQueue>);
+
+/// The appends not yet announced, and whether the notifier waits for one.
+#[derive(Default)]
+struct NoticeQueue {
+    state: Mutex<NoticeState>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct NoticeState {
+    /// Per session, the latest seq appended since the last `NOTIFY`.
+    pending: std::collections::BTreeMap<String, u64>,
+    /// The notifier is asleep until an append comes.
+    waiting: bool,
+    /// How many handles there are.
+    handles: usize,
+}
+
+impl Notices {
+    fn new() -> Self {
+        let queue = NoticeQueue::default();
+        queue.lock().handles = 1;
+        Notices(Arc::new(queue))
+    }
+
+    /// Queues an append's announcement, waking the notifier only if it waits for one: the
+    /// appends of a window cost a lock each, not a thread's wake-up.
+    fn announce(&self, session: &str, seq: u64) {
+        let mut state = self.0.lock();
+        match state.pending.get_mut(session) {
+            Some(latest) => *latest = seq,
+            None => {
+                state.pending.insert(session.to_owned(), seq);
+            }
+        }
+        if std::mem::take(&mut state.waiting) {
+            drop(state);
+            self.0.ready.notify_one();
+        }
+    }
+}
+
+impl Clone for Notices {
+    fn clone(&self) -> Self {
+        self.0.lock().handles += 1;
+        Notices(Arc::clone(&self.0))
+    }
+}
+
+impl Drop for Notices {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.handles -= 1;
+        if state.handles == 0 {
+            drop(state);
+            self.0.ready.notify_one();
+        }
+    }
+}
+
+impl NoticeQueue {
+    fn lock(&self) -> MutexGuard<'_, NoticeState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until an append is queued: true then, false once every handle is gone and
+    /// nothing is left to announce.
+    fn wait_for_notices(&self) -> bool {
+        let mut state = self.lock();
+        while state.pending.is_empty() {
+            if state.handles == 0 {
+                return false;
+            }
+            state.waiting = true;
+            state = self.ready.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        state.waiting = false;
+        true
+    }
+
+    /// The appends queued, taken.
+    fn take(&self) -> std::collections::BTreeMap<String, u64> {
+        std::mem::take(&mut self.lock().pending)
+    }
+}
+
 /// One session's events in PostgreSQL.
 pub struct PgLog {
     store: PgStore,
@@ -707,7 +805,7 @@ pub struct PgLog {
     mode: OpenMode,
     conn: Mutex<Conn>,
     /// The notifier's queue (writers only).
-    notify: Option<mpsc::Sender<(String, u64)>>,
+    notify: Option<Notices>,
     /// Whether the writer's lease is held now ([`Lease`] lets it go between appends).
     held: Arc<AtomicBool>,
 }
@@ -961,7 +1059,7 @@ impl Log for PgLog {
             client.execute(&insert, &[&id, &seq, &event.kind, &data, &time])
         })?;
         if let Some(notify) = &self.notify {
-            let _ = notify.send((self.id.clone(), seq as u64));
+            notify.announce(&self.id, seq as u64);
         }
         Ok(Ack::durable())
     }
@@ -1357,6 +1455,41 @@ mod tests {
         assert_eq!(MAX_LINE_BYTES, 67_108_864);
         assert!(EVENT_COLUMNS.contains(&MAX_LINE_BYTES.to_string()));
         assert!(LATEST_PER_KIND.contains(&MAX_LINE_BYTES.to_string()));
+    }
+
+    /// The notifier is told each session's latest seq, woken only when it waits, and its
+    /// loop ends once every handle is gone, with nothing left unannounced.
+    #[test]
+    fn notices_reach_the_notifier_and_end_with_the_last_handle() {
+        let notices = Notices::new();
+        let queue = Arc::clone(&notices.0);
+        let (taken, seen) = mpsc::channel();
+        let notifier = std::thread::spawn(move || {
+            while queue.wait_for_notices() {
+                std::thread::sleep(Duration::from_millis(1));
+                taken.send(queue.take()).unwrap();
+            }
+        });
+        let writer = notices.clone();
+        for seq in 1..=100 {
+            writer.announce("a", seq);
+            notices.announce("b", seq * 2);
+        }
+        drop(writer);
+        drop(notices);
+        notifier.join().unwrap();
+        let mut latest = std::collections::BTreeMap::new();
+        for batch in seen.try_iter() {
+            assert!(!batch.is_empty());
+            for (session, seq) in batch {
+                let before = latest.insert(session, seq);
+                assert!(before.is_none_or(|before| before < seq));
+            }
+        }
+        assert_eq!(
+            latest,
+            [("a".to_owned(), 100), ("b".to_owned(), 200)].into()
+        );
     }
 
     #[test]
