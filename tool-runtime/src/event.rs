@@ -184,15 +184,21 @@ fn is_written_time(text: &[u8]) -> bool {
     let Ok(text) = <&[u8; 27]>::try_from(text) else {
         return false;
     };
-    let digit_at = |at: usize| text[at].is_ascii_digit();
-    let shape = (0..27).all(|at| match at {
-        4 | 7 => text[at] == b'-',
-        10 => text[at] == b'T',
-        13 | 16 => text[at] == b':',
-        19 => text[at] == b'.',
-        26 => text[at] == b'Z',
-        _ => digit_at(at),
-    });
+    let digits = |from: usize, to: usize| text[from..to].iter().all(u8::is_ascii_digit);
+    let shape = text[4] == b'-'
+        && text[7] == b'-'
+        && text[10] == b'T'
+        && text[13] == b':'
+        && text[16] == b':'
+        && text[19] == b'.'
+        && text[26] == b'Z'
+        && digits(0, 4)
+        && digits(5, 7)
+        && digits(8, 10)
+        && digits(11, 13)
+        && digits(14, 16)
+        && digits(17, 19)
+        && digits(20, 26);
     if !shape {
         return false;
     }

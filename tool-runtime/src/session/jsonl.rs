@@ -179,25 +179,28 @@ impl<'a> Line<'a> {
 
     /// The line, when it is exactly as a writer writes it; `None` for any other line.
     fn written(text: &'a [u8]) -> Option<Line<'a>> {
-        let rest = text.strip_prefix(b"{\"seq\":")?;
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        // Every line serde reads is UTF-8 whole: checked once here, its parts are slices of it
+        // and its data is skipped without checking its bytes again.
+        let text = std::str::from_utf8(text).ok()?;
+        let rest = text.strip_prefix("{\"seq\":")?;
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         // A leading zero is not JSON; past 19 digits a seq may not fit.
-        if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
+        if digits == 0 || digits > 19 || (digits > 1 && rest.starts_with('0')) {
             return None;
         }
-        let seq = rest[..digits].iter().try_fold(0u64, |seq, digit| {
+        let seq = rest[..digits].bytes().try_fold(0u64, |seq, digit| {
             seq.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
         })?;
-        let rest = rest[digits..].strip_prefix(b",\"kind\":\"")?;
+        let rest = rest[digits..].strip_prefix(",\"kind\":\"")?;
         let (kind, rest) = plain_string(rest)?;
-        let rest = rest.strip_prefix(b",\"data\":")?;
-        let mut data = serde_json::Deserializer::from_slice(rest);
+        let rest = rest.strip_prefix(",\"data\":")?;
+        let mut data = serde_json::Deserializer::from_str(rest);
         let raw = <&RawValue>::deserialize(&mut data).ok()?;
         // The value's text is a slice of `rest`; what follows it is the time.
         let skipped = raw.get().as_ptr() as usize - rest.as_ptr() as usize + raw.get().len();
-        let rest = rest[skipped..].strip_prefix(b",\"time\":\"")?;
+        let rest = rest.get(skipped..)?.strip_prefix(",\"time\":\"")?;
         let (time, rest) = plain_string(rest)?;
-        (rest == b"}").then_some(Line {
+        (rest == "}").then_some(Line {
             seq,
             kind: Cow::Borrowed(kind),
             _data: raw,
@@ -207,16 +210,14 @@ impl<'a> Line<'a> {
 }
 
 /// A string's text up to its closing quote, and what follows the quote, when it has no escape
-/// and no control character (which a JSON string holds only escaped) and is UTF-8. (A kind and a
-/// time are a few dozen bytes: a plain loop finds their end sooner than a vectored search.)
-fn plain_string(text: &[u8]) -> Option<(&str, &[u8])> {
+/// and no control character (which a JSON string holds only escaped). (A kind and a time are a
+/// few dozen bytes: a plain loop finds their end sooner than a vectored search.)
+fn plain_string(text: &str) -> Option<(&str, &str)> {
     let end = text
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-    if text[end] != b'"' {
-        return None;
-    }
-    Some((std::str::from_utf8(&text[..end]).ok()?, &text[end + 1..]))
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    // The quote is ASCII, so both parts are cut between characters.
+    (text.as_bytes()[end] == b'"').then(|| (&text[..end], &text[end + 1..]))
 }
 
 #[derive(Deserialize)]
