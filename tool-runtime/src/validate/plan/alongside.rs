@@ -67,22 +67,23 @@ impl Watch {
 
     /// Reads the value at a place one deeper, noting the place if an error comes out of it.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn inside<T, E>(
-        &self,
-        place: impl FnOnce() -> Place,
-        read: impl FnOnce() -> Result<T, E>,
-    ) -> Result<T, E> {
+    fn inside<T, E>(&self, place: Place, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         if !self.tracking {
             return read();
         }
         let depth = self.depth.get() + 1;
         self.depth.set(depth);
         let read = read();
-        self.depth.set(depth - 1);
-        if read.is_err() {
-            self.left(depth, place());
-        }
+        self.came_out(depth, read.is_err(), place);
         read
+    }
+
+    /// Back from `place`, at `depth`, with an error or not.
+    fn came_out(&self, depth: usize, failed: bool, place: Place) {
+        self.depth.set(depth - 1);
+        if failed {
+            self.left(depth, place);
+        }
     }
 
     /// Notes that an error came out of `place`, at `depth`. An error on its way out leaves each
@@ -507,10 +508,9 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
             watch: self.watch,
         };
         let index = self.count;
-        let item = self.watch.inside(
-            || Place::Item(index),
-            || self.inner.next_element_seed(check),
-        )?;
+        let item = self
+            .watch
+            .inside(Place::Item(index), || self.inner.next_element_seed(check))?;
         if item.is_some() {
             self.count += 1;
         }
@@ -612,10 +612,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
             watch: self.at.watch,
         };
         let name = &mut self.at.name;
-        self.at.watch.inside(
-            || Place::Named(name.take()),
-            || self.inner.next_value_seed(check),
-        )
+        self.at.watch.inside(Place::Named(name.take()), || {
+            self.inner.next_value_seed(check)
+        })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -688,7 +687,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     fn unit_variant(self) -> Result<(), A::Error> {
         let (inner, name) = (self.inner, self.name);
         self.watch
-            .inside(|| Place::Named(name), || inner.unit_variant())
+            .inside(Place::Named(name), || inner.unit_variant())
     }
 
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
@@ -699,7 +698,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
             watch: self.watch,
         };
         self.watch
-            .inside(|| Place::Named(name), || inner.newtype_variant_seed(check))
+            .inside(Place::Named(name), || inner.newtype_variant_seed(check))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
@@ -710,7 +709,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
             watch: self.watch,
         };
         self.watch
-            .inside(|| Place::Named(name), || inner.tuple_variant(len, visitor))
+            .inside(Place::Named(name), || inner.tuple_variant(len, visitor))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -724,10 +723,8 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
             node: None,
             watch: self.watch,
         };
-        self.watch.inside(
-            || Place::Named(name),
-            || inner.struct_variant(fields, visitor),
-        )
+        self.watch
+            .inside(Place::Named(name), || inner.struct_variant(fields, visitor))
     }
 }
 
