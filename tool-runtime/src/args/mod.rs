@@ -151,7 +151,7 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
 /// the shared error format.
 ///
 /// Generic code is built again in each tool's crate: all but the reading of `T` itself (a
-/// [`validate::Reader`]) is in plain functions beside this one, built once.
+/// `Reader`, handed on as a trait object) is in plain functions beside this one, built once.
 pub fn parse_args<T: DeserializeOwned>(
     definition: &Definition,
     args: &str,
