@@ -364,6 +364,21 @@ fn main() {
                     session.append_value("todo/write", ()).unwrap();
                 });
                 report("dispatch, its event alone (3 todos' floor)", event, floor);
+                // The part of the floor any call has too: the arguments read into the same
+                // types, and kept. Beside the event, a lower bound for a call's ratio.
+                let mut parsed = Vec::with_capacity(KEEP);
+                let parse = measure(|| {
+                    if parsed.len() == KEEP {
+                        parsed.clear();
+                    }
+                    let args: floor::Args = serde_json::from_str(black_box(&args)).unwrap();
+                    parsed.push(args.todos);
+                });
+                report(
+                    "dispatch, the floor's parse alone (3 todos' floor)",
+                    parse,
+                    floor,
+                );
             }
         }
     }
