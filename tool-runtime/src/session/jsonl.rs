@@ -210,12 +210,9 @@ impl<'a> Line<'a> {
 }
 
 /// A string's text up to its closing quote, and what follows the quote, when it has no escape
-/// and no control character (which a JSON string holds only escaped). (A kind and a time are a
-/// few dozen bytes: a plain loop finds their end sooner than a vectored search.)
+/// and no control character (which a JSON string holds only escaped).
 fn plain_string(text: &str) -> Option<(&str, &str)> {
-    let end = text
-        .bytes()
-        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    let end = crate::validate::string_stop(text.as_bytes(), 0)?;
     // The quote is ASCII, so both parts are cut between characters.
     (text.as_bytes()[end] == b'"').then(|| (&text[..end], &text[end + 1..]))
 }
@@ -279,18 +276,18 @@ impl JsonlLog {
         };
         let file = Arc::clone(&self.file);
         let mut lines = Lines::new(FileRange::new(&file, 0, u64::MAX));
-        // For each kind, where its latest event's line is: (start, end, line number), found
-        // through `kinds` (seeded per process, as std's map is: kinds come from the file) unless
-        // the kind is the previous line's, as most are.
+        // For each kind, where its latest event's line is: (start, end, line number). A kind is
+        // found by its place in `latest`, through `kinds` (seeded per process, as std's map is:
+        // kinds come from the file) unless it is the previous line's, as most are.
         let mut kinds: foldhash::HashMap<String, usize> = foldhash::HashMap::default();
-        let mut latest: Vec<(u64, u64, u64)> = Vec::new();
-        let mut previous: Option<(String, usize)> = None;
+        let mut latest: Vec<(String, (u64, u64, u64))> = Vec::new();
+        let mut previous: Option<usize> = None;
         let mut offset = 0u64;
         let mut line_no = 0u64;
         loop {
-            let (read, line) = match lines.next().map_err(io_error)? {
+            let (read, text) = match lines.next().map_err(io_error)? {
                 LineRead::Eof => break,
-                LineRead::Line(line) => (line.len() + 1, line),
+                LineRead::Line(text) => (text.len() + 1, text),
                 LineRead::TooLong if line_no == 0 => {
                     return Err(self.not_a_log(format!(
                         "its first line is longer than {MAX_LINE_BYTES} bytes"
@@ -317,7 +314,6 @@ impl JsonlLog {
             line_no += 1;
             let start = offset;
             offset += read as u64;
-            let text = line;
             if line_no == 1 {
                 self.check_header(text)?;
                 self.events_start = offset;
@@ -339,26 +335,27 @@ impl JsonlLog {
                 self.index.push(start);
             }
             self.next_seq += 1;
-            let slot = match &previous {
-                Some((kind, slot)) if *kind == event.kind => *slot,
+            let slot = match previous {
+                Some(slot) if latest[slot].0 == *event.kind => slot,
                 _ => {
                     let slot = match kinds.get(&*event.kind) {
                         Some(&slot) => slot,
                         None => {
-                            latest.push((0, 0, 0));
-                            kinds.insert(event.kind.clone().into_owned(), latest.len() - 1);
+                            kinds.insert(event.kind.to_string(), latest.len());
+                            latest.push((event.kind.into_owned(), (0, 0, 0)));
                             latest.len() - 1
                         }
                     };
-                    previous = Some((event.kind.into_owned(), slot));
+                    previous = Some(slot);
                     slot
                 }
             };
-            latest[slot] = (start, offset, line_no);
+            latest[slot].1 = (start, offset, line_no);
         }
         self.end = offset;
-        let mut events = Vec::with_capacity(latest.len());
+        let mut latest: Vec<(u64, u64, u64)> = latest.into_iter().map(|(_, line)| line).collect();
         latest.sort_unstable();
+        let mut events = Vec::with_capacity(latest.len());
         for (start, end, line_no) in latest {
             let mut text = vec![0; (end - start - 1) as usize];
             file.read_exact_at(&mut text, start).map_err(io_error)?;
@@ -768,6 +765,9 @@ enum LineRead<'a> {
     TooLong,
 }
 
+/// How much of a file [`Lines`] reads at a time, at least.
+const READ_SIZE: usize = 1 << 16;
+
 /// The lines of a file, each read in place: the file is read into one buffer in large pieces,
 /// and each line is a slice of it, not a copy. The buffer grows for a line longer than itself,
 /// up to [`MAX_LINE_BYTES`] and its `\n`, so reading takes memory for one line at most.
@@ -784,7 +784,7 @@ impl<R: Read> Lines<R> {
     fn new(source: R) -> Self {
         Lines {
             source,
-            buf: vec![0; 1 << 16],
+            buf: vec![0; READ_SIZE],
             start: 0,
             end: 0,
             eof: false,
@@ -809,7 +809,7 @@ impl<R: Read> Lines<R> {
                 self.start = 0;
             }
             if self.end == self.buf.len() {
-                let len = (self.buf.len() * 2).min(MAX_LINE_BYTES + 1 + (1 << 16));
+                let len = (self.buf.len() * 2).min(MAX_LINE_BYTES + 1 + READ_SIZE);
                 self.buf.resize(len, 0);
             }
             match self.source.read(&mut self.buf[self.end..]) {

@@ -14,6 +14,7 @@ pub(crate) use check::{Violation, coerce_integers, first_violation, first_violat
 pub(crate) use locate::container_at;
 pub(crate) use pattern::check_patterns;
 pub(crate) use plan::{Plan, Reader, close_and_plan, failure_path_with, implied_range, reader};
+pub(crate) use scan::string_stop;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -6,7 +6,7 @@
 /// string unescaped (`"`, `\\`, a control character), looked for eight bytes at a time as
 /// serde_json does.
 #[inline]
-pub(super) fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = u64::MAX / 255;
     const HIGH: u64 = ONES << 7;
     let has = |word: u64, byte: u8| {
