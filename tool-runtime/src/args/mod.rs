@@ -5,9 +5,10 @@
 //! in between, checking on the way what the types leave to the schema (bounds, lengths,
 //! patterns…: the tool's plan). Only when that fails are the arguments read again, as a JSON
 //! value checked against the tool's own input schema, to say where the first failing value is,
-//! what was expected and what was found, in the schema's words (never a Rust type name). When the tool's types check
-//! its whole schema, only the innermost array or object around where the typed parse stopped is
-//! read again, so a refusal costs about what the part before the stop did.
+//! what was expected and what was found, in the schema's words (never a Rust type name). When
+//! the tool's types check its whole schema, only the innermost array or object around where the
+//! typed parse stopped is read again, so a refusal costs about what the part before the stop
+//! did.
 
 use std::fmt;
 use std::marker::PhantomData;

@@ -811,7 +811,7 @@ impl AnthropicStream {
             kind: Cow<'a, str>,
             #[serde(borrow)]
             text: Option<Cow<'a, str>>,
-            /// As sent: unescaped once its block ends, not now.
+            /// As sent, quotes and escapes included: unescaped straight into its block's input.
             #[serde(borrow)]
             partial_json: Option<&'a RawValue>,
         }
