@@ -77,6 +77,7 @@ use crate::schema::Dialect;
 use crate::text::quote;
 
 mod stream;
+mod value;
 
 pub use stream::{MAX_PIECES, StreamReader};
 
@@ -138,7 +139,7 @@ impl Provider {
     /// The text and tool calls of a (non-streamed) response body.
     pub fn read_response(self, body: &str) -> Result<ModelTurn, WireError> {
         // Read once, and the parts the conversation keeps moved out of it, not copied.
-        let response: Value = serde_json::from_str(body).map_err(WireError::NotJson)?;
+        let response = value::parse(body).map_err(WireError::NotJson)?;
         match self {
             Provider::OpenAiChat => read_openai_chat(response),
             Provider::OpenAiResponses => read_openai_responses(response),
