@@ -63,6 +63,18 @@ fn with_stacks<T>(reading: impl FnOnce(&mut Stacks) -> T) -> T {
     })
 }
 
+/// An optional object member, built as [`parse`] builds (for `#[serde(deserialize_with)]`, with
+/// `default`): `null` is none, anything but an object is refused.
+pub(crate) fn object<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Map<String, Value>>, D::Error> {
+    match with_stacks(|stacks| Build(stacks).deserialize(deserializer))? {
+        Value::Object(object) => Ok(Some(object)),
+        Value::Null => Ok(None),
+        _ => Err(serde::de::Error::custom("a member that is not an object")),
+    }
+}
+
 /// Reads one value, its members and items kept on the stacks until it closes.
 struct Build<'s>(&'s mut Stacks);
 
