@@ -356,6 +356,107 @@ proptest! {
     }
 }
 
+/// Text of any characters, the ones JSON escapes (quotes, backslashes, control characters) and
+/// those beyond ASCII often among them.
+fn any_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            prop::sample::select(vec![
+                '"', '\\', '/', '\n', '\t', '\u{0}', '\u{1f}', '\u{7f}'
+            ]),
+            prop::sample::select(vec!['é', '漢', '🦀', '\u{2028}']),
+            any::<char>(),
+            prop::char::range('a', 'z'),
+        ],
+        0..24,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+/// `text` cut at these places (each moved down to a character's start), in order.
+fn pieces_of(text: &str, cuts: &[prop::sample::Index]) -> Vec<String> {
+    let mut bounds: Vec<usize> = cuts
+        .iter()
+        .map(|cut| {
+            let mut at = cut.index(text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            at
+        })
+        .collect();
+    bounds.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for end in bounds.into_iter().chain([text.len()]) {
+        pieces.push(text[start..end].to_owned());
+        start = end;
+    }
+    pieces
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// An Anthropic stream as the API writes its events (compact, members in its order: the
+    /// shape the reader reads by hand), its text and a call's input cut anywhere, with any
+    /// characters in them, reads as the same response not streamed.
+    #[test]
+    fn an_anthropic_stream_as_the_api_writes_it_reads_as_its_response(
+        said in any_text(),
+        contents in prop::collection::vec(any_text(), 0..4),
+        spaced in any::<bool>(),
+        text_cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        input_cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
+    ) {
+        let input = json!({"todos": contents.iter()
+            .map(|content| json!({"content": content, "status": "pending", "n": 7}))
+            .collect::<Vec<_>>()});
+        // The API's pieces carry spaces after colons and commas; serde_json's have none.
+        let input_text = if spaced {
+            serde_json::to_string_pretty(&input).unwrap()
+        } else {
+            input.to_string()
+        };
+        let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_1",
+            "type": "message", "role": "assistant", "content": [], "model": "claude",
+            "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}})];
+        events.push(json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": ""}}));
+        for piece in pieces_of(&said, &text_cuts) {
+            events.push(json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": piece}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        events.push(json!({"type": "content_block_start", "index": 1, "content_block":
+            {"type": "tool_use", "id": "toolu_1", "name": "todo_write", "input": {}}}));
+        for piece in pieces_of(&input_text, &input_cuts) {
+            events.push(json!({"type": "content_block_delta", "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": piece}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": 1}));
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 20}}));
+        events.push(json!({"type": "message_stop"}));
+        let events: Vec<(String, String)> = events
+            .iter()
+            .map(|data| (data["type"].as_str().unwrap().to_owned(), data.to_string()))
+            .collect();
+        let streamed = feed(Provider::Anthropic, events.iter().map(|(e, d)| (e.as_str(), d.as_str())))
+            .unwrap();
+
+        let response = json!({"id": "msg_1", "type": "message", "role": "assistant",
+            "model": "claude", "content": [
+                {"type": "text", "text": said},
+                {"type": "tool_use", "id": "toolu_1", "name": "todo_write", "input": input},
+            ], "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 20}});
+        let expected = Provider::Anthropic.read_response(&response.to_string()).unwrap();
+        prop_assert_eq!(&streamed.calls, &expected.calls);
+        prop_assert_eq!(&streamed.text, &said);
+        prop_assert_eq!(&streamed.message[0]["content"], &response["content"]);
+    }
+}
+
 /// Every JSON pointer in `value`, itself included.
 fn pointers_of(value: &Value, at: String, out: &mut Vec<String>) {
     match value {
