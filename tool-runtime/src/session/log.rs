@@ -78,6 +78,15 @@ pub trait Log: Send + 'static {
     fn follows_another_writer(&self) -> bool {
         false
     }
+
+    /// Whether the log's reads and writes may block the thread (a file's write and sync, a
+    /// database's round trip): the session then runs them where an async host's other tasks go
+    /// on meanwhile ([`blocking`](crate::blocking)), which costs a hand-off between threads
+    /// on each. `true` unless a backend says otherwise; a log that only touches memory says
+    /// `false`.
+    fn blocks(&self) -> bool {
+        true
+    }
 }
 
 /// Where a session stands after replaying its log.

@@ -25,6 +25,10 @@ impl Log for MemoryLog {
         "memory"
     }
 
+    fn blocks(&self) -> bool {
+        false
+    }
+
     fn append(&mut self, event: &Arc<Event>) -> Result<Ack, SessionError> {
         self.events.push(Arc::clone(event));
         Ok(Ack::durable())

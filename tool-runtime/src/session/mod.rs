@@ -65,6 +65,8 @@ struct Shared {
     next_seq: AtomicU64,
     live: broadcast::Sender<Arc<Event>>,
     hub: Option<publish::HubLink>,
+    /// What the log says of itself ([`Log::blocks`]).
+    log_blocks: bool,
 }
 
 struct State {
@@ -92,7 +94,12 @@ impl Session {
         log: Box<dyn Log>,
         hub: Option<publish::HubLink>,
     ) -> Result<Self, SessionError> {
-        let recovered = crate::blocking(|| log.recover())?;
+        let log_blocks = log.blocks();
+        let recovered = if log_blocks {
+            crate::blocking(|| log.recover())?
+        } else {
+            log.recover()?
+        };
         let latest = recovered
             .latest
             .into_iter()
@@ -106,6 +113,7 @@ impl Session {
                 next_seq: AtomicU64::new(recovered.next_seq),
                 live,
                 hub,
+                log_blocks,
             }),
             turn: None,
         })
@@ -157,8 +165,22 @@ impl Session {
     }
 
     fn append_event(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
-        // The log's write, the wait for the lock and for the batch's turn all block.
-        crate::blocking(|| self.append_blocking(event))
+        // The log's write and the wait for the batch's turn block; the lock is held only as
+        // long as a log's write.
+        if self.shared.log_blocks || self.turn.is_some() {
+            crate::blocking(|| self.append_blocking(event))
+        } else {
+            self.append_blocking(event)
+        }
+    }
+
+    /// Runs `read`, a read of the log, as the log needs ([`Log::blocks`]).
+    fn reading<R>(&self, read: impl FnOnce() -> R) -> R {
+        if self.shared.log_blocks {
+            crate::blocking(read)
+        } else {
+            read()
+        }
     }
 
     fn append_blocking(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
@@ -262,7 +284,7 @@ impl Session {
         let mut next = seq.max(1);
         let mut chunk = Vec::with_capacity(CHUNK);
         while next < end {
-            crate::blocking(|| {
+            self.reading(|| {
                 self.lock().log.for_each_from(next, &mut |event| {
                     if event.seq >= end {
                         return ControlFlow::Break(());
@@ -308,7 +330,7 @@ impl Session {
     /// assert_eq!((at(0), at(1), at(2), at(3), at(99)), (None, Some(1), Some(1), Some(3), Some(3)));
     /// ```
     pub fn latest_at(&self, kind: &str, seq: u64) -> Result<Option<Arc<Event>>, SessionError> {
-        crate::blocking(|| self.latest_at_blocking(kind, seq))
+        self.reading(|| self.latest_at_blocking(kind, seq))
     }
 
     fn latest_at_blocking(&self, kind: &str, seq: u64) -> Result<Option<Arc<Event>>, SessionError> {
@@ -326,7 +348,7 @@ impl Session {
     /// published to subscribers, in seq order, as an append of this session's would be. Returns
     /// how many there were; always 0 on a log this session writes itself.
     pub fn refresh(&self) -> Result<usize, SessionError> {
-        crate::blocking(|| self.refresh_blocking())
+        self.reading(|| self.refresh_blocking())
     }
 
     fn refresh_blocking(&self) -> Result<usize, SessionError> {
