@@ -404,3 +404,99 @@ fn a_request_with_an_id_rmcp_cannot_carry_is_answered_with_it() {
     server.ping_is_answered();
     server.finish();
 }
+
+/// Standard input and output that are files, not pipes (`toolhost mcp < requests > answers`):
+/// served through tokio's standard streams rather than the pipes' reactor, every request with
+/// an id answered, and the server gone at the end of its input.
+#[test]
+fn requests_from_a_file_are_answered_into_a_file() {
+    let dir = std::env::temp_dir().join(format!("toolhost-mcp-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let requests = dir.join("requests.jsonl");
+    let answers = dir.join("answers.jsonl");
+    let mut lines = vec![
+        r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+    ];
+    for i in 0..3 {
+        lines.push(call_line(
+            &format!("call-{i}"),
+            &json!({"todos": [{"content": format!("task {i}"), "status": "pending"}]}).to_string(),
+        ));
+    }
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .arg("mcp")
+        .arg("--session-dir")
+        .arg(dir.join("sessions"))
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(std::fs::File::create(&answers).unwrap())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let answered: Vec<Value> = std::fs::read_to_string(&answers)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    // Answers go out as calls end: in any order.
+    let mut ids: Vec<&str> = answered
+        .iter()
+        .map(|answer| answer["id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["call-0", "call-1", "call-2", "init"]);
+    for answer in answered.iter().filter(|answer| answer["id"] != "init") {
+        let (text, is_error) = tool_result(answer);
+        assert!(!is_error, "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The flags of the server's descriptor `fd` (`/proc/PID/fdinfo`), and what it is open on.
+fn descriptor(pid: u32, fd: &str) -> (u32, PathBuf) {
+    let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap();
+    let flags = info
+        .lines()
+        .find_map(|line| line.strip_prefix("flags:"))
+        .map(|flags| u32::from_str_radix(flags.trim(), 8).unwrap())
+        .unwrap();
+    let target = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).unwrap();
+    (flags, target)
+}
+
+/// Pipes, as clients start a server: read and written through descriptors of the server's own
+/// on the same pipes, non-blocking, while its standard input and output keep their blocking mode
+/// (a process that shares them, or a child the server starts, is not surprised by `EAGAIN`).
+#[cfg(target_os = "linux")]
+#[test]
+fn pipes_are_served_non_blocking_and_the_standard_streams_stay_blocking() {
+    const NONBLOCK: u32 = 0o4000;
+    let mut server = Server::start("pipes", &[]);
+    server.send(&call_line(
+        "one",
+        r#"{"todos":[{"content":"a","status":"pending"}]}"#,
+    ));
+    assert!(!tool_result(&server.answer(&json!("one"))).1);
+    let pid = server.child.id();
+    for stdio in ["0", "1"] {
+        let (flags, pipe) = descriptor(pid, stdio);
+        assert!(pipe.to_string_lossy().starts_with("pipe:"), "{pipe:?}");
+        assert_eq!(flags & NONBLOCK, 0, "fd {stdio} was made non-blocking");
+        let reopened: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|fd| fd != stdio)
+            .map(|fd| descriptor(pid, &fd))
+            .filter(|(_, target)| *target == pipe)
+            .map(|(flags, _)| flags)
+            .collect();
+        assert!(
+            reopened.iter().any(|flags| flags & NONBLOCK != 0),
+            "no non-blocking descriptor on fd {stdio}'s pipe: {reopened:?}"
+        );
+    }
+    server.finish();
+}

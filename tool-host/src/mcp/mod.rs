@@ -123,9 +123,14 @@ impl McpServer {
 
     /// Serves the connection on this process's standard input and output until the client
     /// closes it.
+    ///
+    /// When both are pipes (as MCP clients start a server), they are read and written on the
+    /// runtime's reactor rather than a thread per read or write (rmcp's `stdio_pipes`, on the
+    /// pipes reopened, so the process's own standard streams keep their blocking mode);
+    /// otherwise (a file, a terminal) through tokio's standard streams.
     pub async fn serve_stdio(self) -> Result<(), HostError> {
-        self.serve_connection(tokio::io::stdin(), tokio::io::stdout())
-            .await
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve_connection(read, write).await
     }
 
     /// Serves one connection, read from `read` and written to `write` as JSON Lines, until the

@@ -399,14 +399,20 @@ impl<W> Clone for Writer<W> {
 
 impl<W: AsyncWrite + Unpin> Writer<W> {
     async fn write_message(&self, message: &ServerJsonRpcMessage) -> io::Result<()> {
-        let line = serde_json::to_vec(message).map_err(io::Error::other)?;
-        self.write_line(&line).await
+        let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+        line.push(b'\n');
+        self.write_whole(&line).await
     }
 
     /// Writes `line` (without its newline) and a newline, whole, then flushes.
     async fn write_line(&self, line: &[u8]) -> io::Result<()> {
         let mut line = line.to_vec();
         line.push(b'\n');
+        self.write_whole(&line).await
+    }
+
+    /// Writes `line`, newline included, whole, then flushes.
+    async fn write_whole(&self, line: &[u8]) -> io::Result<()> {
         let mut write = self.0.lock().await;
         let Some(write) = write.as_mut() else {
             return Err(io::Error::new(
@@ -414,7 +420,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                 "the connection is closed",
             ));
         };
-        write.write_all(&line).await?;
+        write.write_all(line).await?;
         write.flush().await
     }
 }
