@@ -9,44 +9,12 @@ use std::fs::{File, OpenOptions};
 use std::hint::black_box;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
-use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::json;
+use tests::bench::{KEEP, human, measure, todo_args};
 use tool_runtime::session::{Durability, GroupSync, JsonlLog, OpenMode};
 use tool_runtime::{Agent, Ctx, Dialect, Exec, Session};
 use tool_todo::TodoWrite;
-
-const SAMPLES: usize = 15;
-const SAMPLE_TIME: Duration = Duration::from_millis(40);
-
-/// Median time of one run of `body`, in nanoseconds.
-fn measure(mut body: impl FnMut()) -> f64 {
-    // Warm up, and find how many runs fill a sample.
-    let mut iterations = 1u64;
-    loop {
-        let start = Instant::now();
-        for _ in 0..iterations {
-            body();
-        }
-        if start.elapsed() >= SAMPLE_TIME / 4 || iterations > 1 << 30 {
-            break;
-        }
-        iterations *= 2;
-    }
-    let iterations = iterations * 4;
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..iterations {
-                body();
-            }
-            start.elapsed().as_nanos() as f64 / iterations as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
-}
 
 fn report(name: &str, ns: f64, floor: f64) {
     println!(
@@ -57,89 +25,9 @@ fn report(name: &str, ns: f64, floor: f64) {
     );
 }
 
-fn human(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} µs", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
-    }
-}
-
-fn todo_args(n: usize) -> String {
-    let todos: Vec<_> = (0..n)
-        .map(|i| {
-            let status = match i % 3 {
-                0 => "completed",
-                1 if i == 1 => "in_progress",
-                _ => "pending",
-            };
-            json!({"content": format!("Step {i}: write the part of the parser that reads item {i}"), "status": status})
-        })
-        .collect();
-    json!({ "todos": todos }).to_string()
-}
-
-/// Both sides of a dispatch row keep every list they accept (ours in the session's events), and
-/// both let go of what they kept every `KEEP` calls: a run that kept millions of lists measured
-/// the kernel's page faults for fresh memory more than the calls.
-const KEEP: usize = 1024;
-
 /// The floor: the same arguments into plain typed structs, checked by hand, and the list kept.
 mod floor {
-    use super::*;
-
-    #[derive(Deserialize)]
-    pub struct Args {
-        pub todos: Vec<Todo>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Todo {
-        pub content: String,
-        pub status: Status,
-    }
-
-    #[derive(Deserialize, PartialEq)]
-    #[serde(rename_all = "snake_case")]
-    pub enum Status {
-        Pending,
-        InProgress,
-        Completed,
-    }
-
-    /// [`call`], letting go of what was kept every [`KEEP`] lists.
-    pub fn call_kept(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
-        if kept.len() == KEEP {
-            kept.clear();
-        }
-        call(args, kept)
-    }
-
-    fn call(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
-        let Ok(args) = serde_json::from_str::<Args>(args) else {
-            return false;
-        };
-        if args.todos.iter().any(|t| t.content.trim().is_empty()) {
-            return false;
-        }
-        let mut seen = std::collections::HashSet::with_capacity(args.todos.len());
-        if !args.todos.iter().all(|t| seen.insert(t.content.trim())) {
-            return false;
-        }
-        if args
-            .todos
-            .iter()
-            .filter(|t| t.status == Status::InProgress)
-            .count()
-            > 1
-        {
-            return false;
-        }
-        kept.push(args.todos);
-        true
-    }
+    pub use tests::bench::{Args, call_kept};
 }
 
 /// A call to another MCP server's tool through `tool_host::toolsets` (checked here, forwarded on

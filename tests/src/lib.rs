@@ -1,5 +1,6 @@
 //! Compile tests and cross-crate integration tests for the `#[tool]` framework.
 
+pub mod bench;
 pub mod sdk;
 
 /// The README's examples, compiled and run as doctests.
