@@ -256,17 +256,13 @@ fn mcp_in_process(n: usize) {
             running.waiting().await
         });
     }));
-    let (ours, rmcp) = measure_both(
-        || call(&runtime, &ours_client, &args),
-        || call(&runtime, &rmcp_client, &args),
+    let clients = [ours_client, rmcp_client];
+    race(
+        &format!("MCP in process, {n} todos"),
+        &runtime,
+        clients,
+        &args,
     );
-    report(
-        &format!("MCP in process, {n} todos, against rmcp"),
-        ours,
-        rmcp,
-    );
-    runtime.block_on(ours_client.cancel()).unwrap();
-    runtime.block_on(rmcp_client.cancel()).unwrap();
 }
 
 fn mcp_over_a_pipe(n: usize) {
@@ -281,15 +277,28 @@ fn mcp_over_a_pipe(n: usize) {
     };
     let ours_client = child("ours");
     let rmcp_client = child("rmcp");
+    let clients = [ours_client, rmcp_client];
+    race(
+        &format!("MCP over a pipe, {n} todos"),
+        &runtime,
+        clients,
+        &args,
+    );
+}
+
+/// Calls on our server's client and the rmcp server's, measured in turn, reported, and the
+/// connections closed.
+fn race(
+    name: &str,
+    runtime: &tokio::runtime::Runtime,
+    [ours_client, rmcp_client]: [RunningService<RoleClient, ()>; 2],
+    args: &str,
+) {
     let (ours, rmcp) = measure_both(
-        || call(&runtime, &ours_client, &args),
-        || call(&runtime, &rmcp_client, &args),
+        || call(runtime, &ours_client, args),
+        || call(runtime, &rmcp_client, args),
     );
-    report(
-        &format!("MCP over a pipe, {n} todos, against rmcp"),
-        ours,
-        rmcp,
-    );
+    report(&format!("{name}, against rmcp"), ours, rmcp);
     runtime.block_on(ours_client.cancel()).unwrap();
     runtime.block_on(rmcp_client.cancel()).unwrap();
 }
