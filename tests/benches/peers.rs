@@ -12,7 +12,8 @@
 //!   (`stdio_pipes`), rmcp's client here.
 //!
 //! Ratios are ours over the peer's: below 1.00 is ahead. Run with
-//! `cargo bench -p tests --bench peers` (a filter word runs some: `process`, `mcp`, `pipe`).
+//! `cargo bench -p tests --bench peers` (a filter runs the rows whose name has it: `process`,
+//! `mcp`, `pipe`, `3 todos`, `pipe, 3 todos`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -332,16 +333,20 @@ fn main() {
         return;
     }
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let wanted = |group: &str| filter.as_deref().is_none_or(|f| group.contains(f));
+    // A row runs when its name has the filter in it: `pipe`, `3 todos`, `pipe, 3 todos`.
+    let wanted = |group: &str, n: usize| {
+        let name = format!("{group}, {n} todos");
+        filter.as_deref().is_none_or(|f| name.contains(f))
+    };
     println!("{:<46} {:>12}", "benchmark", "median");
     for n in [3, 20, 200] {
-        if wanted("in process") {
+        if wanted("in process", n) {
             in_process(n);
         }
-        if wanted("mcp in process") {
+        if wanted("mcp in process", n) {
             mcp_in_process(n);
         }
-        if wanted("mcp over a pipe") {
+        if wanted("mcp over a pipe", n) {
             mcp_over_a_pipe(n);
         }
     }
