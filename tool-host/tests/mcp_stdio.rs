@@ -455,16 +455,16 @@ fn requests_from_a_file_are_answered_into_a_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The flags of the server's descriptor `fd` (`/proc/PID/fdinfo`), and what it is open on.
-fn descriptor(pid: u32, fd: &str) -> (u32, PathBuf) {
-    let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap();
+/// The flags of the server's descriptor `fd` (`/proc/PID/fdinfo`), and what it is open on; `None`
+/// for a descriptor closed meanwhile.
+fn descriptor(pid: u32, fd: &str) -> Option<(u32, PathBuf)> {
+    let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).ok()?;
     let flags = info
         .lines()
         .find_map(|line| line.strip_prefix("flags:"))
-        .map(|flags| u32::from_str_radix(flags.trim(), 8).unwrap())
-        .unwrap();
-    let target = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).unwrap();
-    (flags, target)
+        .map(|flags| u32::from_str_radix(flags.trim(), 8).unwrap())?;
+    let target = std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok()?;
+    Some((flags, target))
 }
 
 /// Pipes, as clients start a server: read and written through descriptors of the server's own
@@ -482,14 +482,14 @@ fn pipes_are_served_non_blocking_and_the_standard_streams_stay_blocking() {
     assert!(!tool_result(&server.answer(&json!("one"))).1);
     let pid = server.child.id();
     for stdio in ["0", "1"] {
-        let (flags, pipe) = descriptor(pid, stdio);
+        let (flags, pipe) = descriptor(pid, stdio).unwrap();
         assert!(pipe.to_string_lossy().starts_with("pipe:"), "{pipe:?}");
         assert_eq!(flags & NONBLOCK, 0, "fd {stdio} was made non-blocking");
         let reopened: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/fd"))
             .unwrap()
             .map(|entry| entry.unwrap().file_name().into_string().unwrap())
             .filter(|fd| fd != stdio)
-            .map(|fd| descriptor(pid, &fd))
+            .filter_map(|fd| descriptor(pid, &fd))
             .filter(|(_, target)| *target == pipe)
             .map(|(flags, _)| flags)
             .collect();
