@@ -95,11 +95,7 @@ impl Session {
         hub: Option<publish::HubLink>,
     ) -> Result<Self, SessionError> {
         let log_blocks = log.blocks();
-        let recovered = if log_blocks {
-            crate::blocking(|| log.recover())?
-        } else {
-            log.recover()?
-        };
+        let recovered = blocking_if(log_blocks, || log.recover())?;
         let latest = recovered
             .latest
             .into_iter()
@@ -167,20 +163,14 @@ impl Session {
     fn append_event(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
         // The log's write and the wait for the batch's turn block; the lock is held only as
         // long as a log's write.
-        if self.shared.log_blocks || self.turn.is_some() {
-            crate::blocking(|| self.append_blocking(event))
-        } else {
+        blocking_if(self.shared.log_blocks || self.turn.is_some(), || {
             self.append_blocking(event)
-        }
+        })
     }
 
     /// Runs `read`, a read of the log, as the log needs ([`Log::blocks`]).
     fn reading<R>(&self, read: impl FnOnce() -> R) -> R {
-        if self.shared.log_blocks {
-            crate::blocking(read)
-        } else {
-            read()
-        }
+        blocking_if(self.shared.log_blocks, read)
     }
 
     fn append_blocking(&self, event: impl FnOnce(u64) -> Event) -> Result<u64, SessionError> {
@@ -430,4 +420,13 @@ fn now() -> SystemTime {
         .unwrap_or_default();
     // Whole microseconds, without the 128-bit division `as_micros` costs.
     UNIX_EPOCH + Duration::new(since_epoch.as_secs(), since_epoch.subsec_micros() * 1_000)
+}
+
+/// Runs `work` under [`crate::blocking`] when it `blocks`, else as it is.
+fn blocking_if<R>(blocks: bool, work: impl FnOnce() -> R) -> R {
+    if blocks {
+        crate::blocking(work)
+    } else {
+        work()
+    }
 }
