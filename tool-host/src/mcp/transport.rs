@@ -266,12 +266,13 @@ where
     }
 
     /// Writes a line the transport made itself (an answer whose id rmcp cannot carry).
-    fn answer_raw(&mut self, line: String) {
+    fn answer_raw(&mut self, mut line: String) {
         while self.answers.try_join_next().is_some() {}
         let writer = self.writer.clone();
         let name = Arc::clone(&self.name);
+        line.push('\n');
         self.answers.spawn(async move {
-            if let Err(error) = writer.write_line(line.as_bytes()).await {
+            if let Err(error) = writer.write_whole(line.as_bytes()).await {
                 crate::note!("{name} mcp: could not answer: {error}");
             }
         });
@@ -400,13 +401,6 @@ impl<W> Clone for Writer<W> {
 impl<W: AsyncWrite + Unpin> Writer<W> {
     async fn write_message(&self, message: &ServerJsonRpcMessage) -> io::Result<()> {
         let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
-        line.push(b'\n');
-        self.write_whole(&line).await
-    }
-
-    /// Writes `line` (without its newline) and a newline, whole, then flushes.
-    async fn write_line(&self, line: &[u8]) -> io::Result<()> {
-        let mut line = line.to_vec();
         line.push(b'\n');
         self.write_whole(&line).await
     }
