@@ -30,7 +30,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, ServerCapabilities, ServerConfig};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use tests::bench::{Args, KEEP, Todo, check, human, measure, summary, todo_args};
+use tests::bench::{Args, KEEP, Todo, check, keep, measure, summary, todo_args};
 use tool_host::mcp::McpServer;
 use tool_runtime::{Agent, Ctx, Exec, Session};
 use tool_todo::TodoWrite;
@@ -55,12 +55,7 @@ fn measure_both(mut ours: impl FnMut(), mut peer: impl FnMut()) -> (f64, f64) {
 }
 
 fn report(name: &str, ours: f64, peer: f64) {
-    println!(
-        "{name:<46} {:>12}  peer {:>12}  ratio {:>5.2}",
-        human(ours),
-        human(peer),
-        ours / peer
-    );
+    tests::bench::report(name, ours, "peer", peer);
 }
 
 /// The lists a peer's tool keeps: every one, or (in process, as ours there) the last
@@ -77,10 +72,11 @@ impl Kept {
         check(&todos)?;
         let text = summary(&todos);
         let mut lists = self.lists.lock().unwrap();
-        if self.bounded && lists.len() == KEEP {
-            lists.clear();
+        if self.bounded {
+            keep(&mut lists, todos);
+        } else {
+            lists.push(todos);
         }
-        lists.push(todos);
         Ok(text)
     }
 }
@@ -129,8 +125,7 @@ mod on_rig {
 #[derive(Clone)]
 struct RmcpTodos {
     kept: Kept,
-    // Read by the code `#[tool_handler]` writes.
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "read by the code `#[tool_handler]` writes")]
     tool_router: ToolRouter<Self>,
 }
 

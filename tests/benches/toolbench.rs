@@ -11,23 +11,18 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 
 use serde_json::json;
-use tests::bench::{KEEP, human, measure, todo_args};
+use tests::bench::{KEEP, measure, todo_args};
 use tool_runtime::session::{Durability, GroupSync, JsonlLog, OpenMode};
 use tool_runtime::{Agent, Ctx, Dialect, Exec, Session};
 use tool_todo::TodoWrite;
 
 fn report(name: &str, ns: f64, floor: f64) {
-    println!(
-        "{name:<46} {:>12}  floor {:>12}  ratio {:>5.2}",
-        human(ns),
-        human(floor),
-        ns / floor
-    );
+    tests::bench::report(name, ns, "floor", floor);
 }
 
 /// The floor: the same arguments into plain typed structs, checked by hand, and the list kept.
 mod floor {
-    pub use tests::bench::{Args, call_kept};
+    pub use tests::bench::{Args, call_kept, keep};
 }
 
 /// A call to another MCP server's tool through `tool_host::toolsets` (checked here, forwarded on
@@ -256,11 +251,8 @@ fn main() {
                 // types, and kept. Beside the event, a lower bound for a call's ratio.
                 let mut parsed = Vec::with_capacity(KEEP);
                 let parse = measure(|| {
-                    if parsed.len() == KEEP {
-                        parsed.clear();
-                    }
                     let args: floor::Args = serde_json::from_str(black_box(&args)).unwrap();
-                    parsed.push(args.todos);
+                    floor::keep(&mut parsed, args.todos);
                 });
                 report(
                     "dispatch, the floor's parse alone (3 todos' floor)",

@@ -57,6 +57,17 @@ pub fn human(ns: f64) -> String {
     }
 }
 
+/// Prints a row: its name, our time, and the time it is held against (`floor`, `peer`), with
+/// their ratio.
+pub fn report(name: &str, ours: f64, against: &str, other: f64) {
+    println!(
+        "{name:<46} {:>12}  {against} {:>12}  ratio {:>5.2}",
+        human(ours),
+        human(other),
+        ours / other
+    );
+}
+
 /// The arguments of a `todo_write` call with `n` todos (one in progress when there are two or
 /// more).
 pub fn todo_args(n: usize) -> String {
@@ -135,18 +146,24 @@ pub fn summary(todos: &[Todo]) -> String {
 }
 
 /// The floor of a dispatch row: the arguments read into the plain structs, the rules checked
-/// and the list kept, letting go of what was kept every [`KEEP`] lists.
+/// and the list kept ([`keep`]).
 #[inline]
 pub fn call_kept(args: &str, kept: &mut Vec<Vec<Todo>>) -> bool {
-    if kept.len() == KEEP {
-        kept.clear();
-    }
     let Ok(args) = serde_json::from_str::<Args>(args) else {
         return false;
     };
     if check(&args.todos).is_err() {
         return false;
     }
-    kept.push(args.todos);
+    keep(kept, args.todos);
     true
+}
+
+/// Keeps `todos`, letting go of what was kept every [`KEEP`] lists.
+#[inline]
+pub fn keep(kept: &mut Vec<Vec<Todo>>, todos: Vec<Todo>) {
+    if kept.len() == KEEP {
+        kept.clear();
+    }
+    kept.push(todos);
 }
