@@ -516,7 +516,7 @@ fn main() {
                 )
             })
             .collect();
-        let provider = tool_runtime::wire::Provider::Anthropic;
+        let provider = tool_wire::Provider::Anthropic;
         let ours = measure(|| {
             let turn = provider.read_response(black_box(&body)).unwrap();
             let results = provider.results(&turn, &outputs);

@@ -1,12 +1,38 @@
 //! Compile tests and cross-crate integration tests for the `#[tool]` framework.
 
 pub mod bench;
+pub mod rooms;
 pub mod sdk;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guides' examples (`docs/`), compiled and run as doctests: one item per guide, so a
+/// failure names its file.
+#[cfg(doctest)]
+pub mod guides {
+    macro_rules! guides {
+        ($($name:ident = $file:literal),* $(,)?) => {
+            $(
+                #[doc = include_str!(concat!("../../docs/", $file))]
+                pub struct $name;
+            )*
+        };
+    }
+    guides! {
+        Toolhost = "toolhost.md",
+        Tools = "tools.md",
+        Hosts = "hosts.md",
+        Mcp = "mcp.md",
+        Acp = "acp.md",
+        Agent = "agent.md",
+        Definitions = "definitions.md",
+        Sessions = "sessions.md",
+        Robustness = "robustness.md",
+    }
+}
 
 /// Tools compiled under strict rustc lints and every clippy group (CI runs clippy with
 /// `-D warnings`), so the code `#[tool]` generates stays quiet under them without allowing any.

@@ -2,19 +2,11 @@
 //! tests hold each provider's format to.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// The Python with the SDKs: the virtual environment `.ci/run` makes, else the first `python3`
-/// on `PATH`.
-pub fn python() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
-}
+/// The Python with the SDKs (`test_support`'s).
+pub use test_support::python;
 
 /// Runs `sdk.py MODE` with `input` (JSON) on its standard input and returns what it printed.
 ///

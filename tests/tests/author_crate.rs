@@ -21,27 +21,18 @@ fn an_outside_crate_builds_and_its_tools_hold_their_schemas() {
         .arg(&manifest)
         .env("CARGO_TARGET_DIR", root.join("target/author-crate"))
         // The Python with the MCP SDK that `.ci/run` installs, for the crate's MCP client test.
-        .env("AUTHOR_CRATE_PYTHON", python(&root))
+        .env("AUTHOR_CRATE_PYTHON", test_support::python())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    // Its test binaries: dispatch (3), tools (3), mcp (1), cuts (3), schemas (2), guarded (2).
+    // Its test binaries: dispatch (3), tools (3), mcp (1), cuts (3), schemas (2), guarded (2),
+    // owned (2).
     for passed in ["3 passed", "1 passed", "2 passed"] {
         assert!(stdout.contains(passed), "{stdout}");
     }
     // Its tools compile without a warning.
     assert!(!stderr.contains("warning"), "{stderr}");
-}
-
-/// The virtual environment's Python that `.ci/run` makes, else the first `python3` on PATH.
-fn python(root: &Path) -> std::ffi::OsString {
-    let venv = root.join("target/venv/bin/python3");
-    if venv.exists() {
-        venv.into_os_string()
-    } else {
-        "python3".into()
-    }
 }

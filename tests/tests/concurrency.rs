@@ -129,12 +129,11 @@ fn a_macro_tool_declares_its_class_and_todo_write_is_serial() {
     assert!(!Wipe.definition().needs_approval());
     assert_eq!(
         DropTable
-            .definition()
             .check_args(r#"{"table": 7}"#)
             .map(|refused| refused.text),
         Some("Error: invalid arguments: table: expected a string, got 7".to_owned())
     );
-    assert_eq!(DropTable.definition().check_args(r#"{"table": "t"}"#), None);
+    assert_eq!(DropTable.check_args(r#"{"table": "t"}"#), None);
     assert_eq!(
         tool_todo::TodoWrite.definition().concurrency(),
         Concurrency::Serial

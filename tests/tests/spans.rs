@@ -213,7 +213,7 @@ fn provider(replies: Vec<Value>) -> u16 {
 #[test]
 fn an_agent_run_is_an_invoke_agent_span_with_a_chat_span_per_request_and_its_tools_under_it() {
     use tool_agent::{AgentLoop, Client, ClientConfig};
-    use tool_runtime::wire::Provider;
+    use tool_wire::Provider;
     let recorder = recorder();
     let usage = |input: u64, output: u64| json!({"input_tokens": input, "output_tokens": output});
     let port = provider(vec![

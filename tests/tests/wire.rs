@@ -5,9 +5,9 @@
 //! (`sdk.py validate`).
 
 use serde_json::{Value, json};
-use tool_runtime::wire::{ModelTurn, Provider, WireError};
 use tool_runtime::{Agent, Ctx, Exec, Session, ToolOutput, tool};
 use tool_todo::TodoWrite;
+use tool_wire::{ModelTurn, Provider, WireError};
 
 /// Tells the time.
 #[tool]
@@ -31,7 +31,7 @@ fn play(provider: Provider, bodies: &[Value]) -> Played {
         .iter()
         .map(|body| {
             let turn = provider.read_response(&body.to_string()).unwrap();
-            let outputs = ctx.tools.run_turn(&exec, &turn);
+            let outputs = turn.run(&ctx.tools, &exec);
             assert_eq!(outputs.len(), turn.calls.len());
             let results = provider.results(&turn, &outputs);
             (turn, outputs, results)
@@ -226,6 +226,6 @@ fn a_gemini_call_without_an_id_never_takes_one_the_model_gave() {
     );
     let mut ctx = Ctx::new();
     ctx.plugin::<Clock>().unwrap();
-    let outputs = ctx.tools.run_turn(&Exec::new(), &turn);
+    let outputs = turn.run(&ctx.tools, &Exec::new());
     assert!(outputs.iter().all(|output| !output.is_error), "{outputs:?}");
 }

@@ -11,8 +11,8 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tool_agent::sse::{self, SseError};
-use tool_runtime::wire::{ModelTurn, Provider, StreamReader, WireCall, WireError};
 use tool_runtime::{Ctx, Exec, ToolOutput, tool};
+use tool_wire::{ModelTurn, Provider, StreamReader, WireCall, WireError};
 
 /// Tells the time.
 #[tool]
@@ -777,7 +777,7 @@ fn anthropic_input_that_is_not_json_is_answered_to_the_model() {
     assert_eq!(turn.stop_reason.as_deref(), Some("max_tokens"));
     let mut ctx = Ctx::new();
     ctx.plugin::<Clock>().unwrap();
-    let outputs = ctx.tools.run_turn(&Exec::new(), &turn);
+    let outputs = turn.run(&ctx.tools, &Exec::new());
     assert!(
         outputs[0]
             .text

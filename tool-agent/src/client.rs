@@ -6,13 +6,14 @@ use std::io::{self, Read};
 use std::time::{Duration, Instant, SystemTime};
 
 use tool_runtime::text::{neutralize, quote};
-use tool_runtime::wire::{ModelTurn, Provider, WireError};
+use tool_wire::{ModelTurn, Provider, WireError};
 use ureq::http::{HeaderMap, StatusCode};
 
-use crate::Observer;
 use crate::error::AgentError;
+use crate::observer::{Observer, Retry};
 use crate::secret::{Redacting, Secret, shown_url};
 use crate::sse;
+use tool_runtime::text::seconds;
 
 /// The largest response body read, streamed or not, in bytes.
 const MAX_BODY_BYTES: u64 = sse::MAX_BYTES;
@@ -120,18 +121,6 @@ pub fn default_base_url(provider: Provider) -> &'static str {
     }
 }
 
-/// A retry the client is about to make.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct Retry {
-    /// The attempt that failed, from 1.
-    pub attempt: u32,
-    /// How long the client waits before the next.
-    pub wait: Duration,
-    /// What went wrong (`429 Too Many Requests: …`, `connection refused`).
-    pub reason: String,
-}
-
 /// When a run must stop: a time, and how long after its start it is (which messages name).
 #[derive(Clone, Copy, Debug)]
 pub struct Deadline {
@@ -175,18 +164,6 @@ impl Deadline {
             limit: self.limit,
             doing: doing.into(),
         }
-    }
-}
-
-/// A duration as messages give it: `500 ms`, `2 s`, `2.5 s`.
-pub(crate) fn seconds(duration: Duration) -> String {
-    if duration < Duration::from_secs(1) {
-        format!("{} ms", duration.as_millis())
-    } else if duration.subsec_millis() == 0 {
-        format!("{} s", duration.as_secs())
-    } else {
-        let text = format!("{:.3}", duration.as_secs_f64());
-        format!("{} s", text.trim_end_matches('0'))
     }
 }
 

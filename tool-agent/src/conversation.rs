@@ -7,8 +7,8 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_runtime::wire::{ModelTurn, Provider, WireCall};
 use tool_runtime::{Session, ToolOutput};
+use tool_wire::{ModelTurn, Provider, WireCall};
 
 use crate::error::AgentError;
 use crate::request::user_message;

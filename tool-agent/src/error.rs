@@ -3,8 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use tool_runtime::wire::{Provider, WireError};
 use tool_runtime::{DialectError, SessionError};
+use tool_wire::{Provider, WireError};
 
 use crate::sse::SseError;
 
@@ -93,7 +93,7 @@ pub enum AgentError {
         attempts: u32,
     },
     /// The run reached its deadline ([`Deadline`](crate::client::Deadline)).
-    #[error("the run reached its deadline (--deadline {}): {doing}", crate::client::seconds(*limit))]
+    #[error("the run reached its deadline (--deadline {}): {doing}", tool_runtime::text::seconds(*limit))]
     Deadline {
         /// How long the run was given.
         limit: Duration,

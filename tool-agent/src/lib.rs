@@ -10,14 +10,14 @@
 //!   splitting a call from its result, restating the todo list after
 //!   (`tool_todo::restatement`);
 //! - [`AgentLoop`] runs one prompt: request, calls run as one batch
-//!   ([`ToolRegistry::run_turn`]), results back, until the model answers without calls.
+//!   ([`ModelTurn::run`](tool_wire::ModelTurn::run)), results back, until the model answers without calls.
 //!
-//! The calls and results themselves are [`tool_runtime::wire`]'s: pure data, the same for any
+//! The calls and results themselves are [`tool_wire`]'s: pure data, the same for any
 //! host that does its own HTTP.
 //!
 //! ```no_run
 //! use tool_agent::{AgentLoop, Client, ClientConfig};
-//! use tool_runtime::wire::Provider;
+//! use tool_wire::Provider;
 //! use tool_runtime::{Agent, Ctx, Session};
 //!
 //! let mut ctx = Ctx::new();
@@ -29,27 +29,36 @@
 //! println!("{answer}");
 //! # Ok::<(), tool_agent::AgentError>(())
 //! ```
+//!
+//! # The room
+//!
+//! It uses `tool-runtime` (the tools, the session), `tool-wire` (each provider's format),
+//! `tool-todo` (the list restated when a conversation is compacted) and ureq for HTTP; no MCP
+//! (other servers' tools arrive as runtime-defined tools, from `tool-mcp`'s toolsets) and no
+//! command line (`tool-host`).
 
 pub mod approval;
 pub mod client;
 pub mod conversation;
 mod error;
+mod observer;
 pub mod preview;
 pub mod request;
 mod secret;
 pub mod sse;
 
 use serde_json::value::RawValue;
-use tool_runtime::wire::{ModelTurn, Provider};
 use tool_runtime::{Agent, Cancel, Exec, ToolOutput, ToolRegistry};
+use tool_wire::{ModelTurn, Provider};
 
-pub use client::{Client, ClientConfig, Deadline, Retry};
+pub use client::{Client, ClientConfig, Deadline};
 pub use conversation::{Compaction, Conversation, Role};
 pub use error::AgentError;
+pub use observer::{Observer, Retry};
 pub use request::RequestOptions;
 
 /// The kind of the session event that records one model response's token usage
-/// ([`Usage`](tool_runtime::wire::Usage), as JSON).
+/// ([`Usage`](tool_wire::Usage), as JSON).
 pub const USAGE_EVENT: &str = "agent/usage";
 
 /// The kind of the session event that records where a run stopped at a budget:
@@ -78,27 +87,10 @@ pub struct Used {
     /// Requests the provider answered.
     pub requests: u64,
     /// The tokens of those answers.
-    pub usage: tool_runtime::wire::Usage,
+    pub usage: tool_wire::Usage,
     /// Tool calls run.
     pub tool_calls: u64,
 }
-
-/// What a host shows of a loop as it runs. Every method does nothing by default; `()` is an
-/// observer that shows nothing.
-pub trait Observer {
-    /// Text the model wrote: each piece as it streams in, or a whole turn's at once.
-    fn text(&mut self, _text: &str) {}
-    /// The model's turn is complete and its calls are about to run.
-    fn calls(&mut self, _turn: &ModelTurn) {}
-    /// The calls ran; `outputs` pairs with `turn.calls`.
-    fn results(&mut self, _turn: &ModelTurn, _outputs: &[ToolOutput]) {}
-    /// A request failed and is about to be retried.
-    fn retrying(&mut self, _retry: &Retry) {}
-    /// The conversation was compacted before a request.
-    fn compacted(&mut self, _compaction: &Compaction) {}
-}
-
-impl Observer for () {}
 
 /// One agent's loop: its tools, its session (where the conversation and the tools' events are
 /// kept) and a client for its model.
@@ -293,9 +285,7 @@ impl<'t> AgentLoop<'t> {
     /// What a call of `tool` with `args` would be refused with, before it runs.
     fn refusal(&self, tool: &str, args: &str) -> Option<String> {
         let tool = self.tools().get(tool)?;
-        tool.definition()
-            .check_args(args)
-            .map(|refused| refused.text)
+        tool.check_args(args).map(|refused| refused.text)
     }
 
     /// Goes on with a paused run once every pending call is decided: the approved ones run

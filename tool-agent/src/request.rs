@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tool_runtime::wire::Provider;
+use tool_wire::Provider;
 
 /// What goes into a request besides the conversation.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +29,7 @@ pub struct RequestOptions<'a> {
 /// use serde_json::json;
 /// use serde_json::value::RawValue;
 /// use tool_agent::request::{RequestOptions, body, user_message};
-/// use tool_runtime::wire::Provider;
+/// use tool_wire::Provider;
 ///
 /// let tools = RawValue::from_string("[]".to_owned()).unwrap();
 /// let options = RequestOptions::new("claude-test", &tools);

@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 
 use serde_json::Value;
-use tool_runtime::wire::ModelTurn;
+use tool_wire::ModelTurn;
 
-use crate::Observer;
+use crate::observer::Observer;
 
 /// What stands where the key was.
 pub(crate) const REDACTED: &str = "[redacted]";

@@ -7,7 +7,7 @@ use clap::Args;
 use clap::{Parser, Subcommand, ValueEnum};
 use tool_runtime::Dialect;
 #[cfg(feature = "agent")]
-use tool_runtime::wire::Provider;
+use tool_wire::Provider;
 
 #[cfg(feature = "mcp")]
 use crate::mcp;

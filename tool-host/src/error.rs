@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use tool_runtime::{DialectError, LoadError, SessionError};
 
-use crate::ListError;
+use tool_todo::ListError;
 
 /// Why a command of the host could not do its work.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +66,23 @@ impl HostError {
     /// which wanted no more: the command ends quietly.
     pub fn is_closed_output(&self) -> bool {
         matches!(self, HostError::Io(error) if error.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+#[cfg(feature = "mcp")]
+impl From<tool_mcp::McpError> for HostError {
+    fn from(error: tool_mcp::McpError) -> Self {
+        use tool_mcp::McpError;
+        match error {
+            McpError::Input(text) => HostError::Input(text),
+            McpError::Dialect(error) => HostError::Dialect(error),
+            McpError::Session(error) => HostError::Session(error),
+            McpError::List(error) => HostError::List(error),
+            McpError::Protocol(text) | McpError::NotStarted(text) => HostError::Mcp(text),
+            McpError::Io(error) => HostError::Io(error),
+            // A kind of failure added later: its text.
+            other => HostError::Mcp(other.to_string()),
+        }
     }
 }
 

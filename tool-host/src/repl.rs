@@ -84,7 +84,7 @@ pub fn run(
         None => writeln!(out, "Type `help` for commands.")?,
     }
     if let Some(todos) =
-        crate::current_todos(agent.session(), session_path).map_err(io::Error::other)?
+        tool_todo::current_in(agent.session(), session_path).map_err(io::Error::other)?
     {
         write!(out, "{}", checklist(&todos, &style()))?;
     }

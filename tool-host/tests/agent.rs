@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
+use test_support::events_of;
 
 use serde_json::{Value, json};
 use tool_runtime::{Agent, Ctx, Exec, Session};
@@ -132,18 +133,12 @@ fn run_with_env(
     if provider.starts_with("openai") {
         base.push_str("/v1");
     }
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+    let mut command = test_support::agent_command(env!("CARGO_BIN_EXE_toolhost"), provider, &base);
     command
-        .args(["agent", "--provider", provider, "--model", "test-model"])
-        .args(["--base-url", &base])
         .arg("--session")
         .arg(session)
         .args(prompt)
         .args(extra)
-        .env("OPENAI_API_KEY", "sk-test")
-        .env("ANTHROPIC_API_KEY", "ak-test")
-        .env("GEMINI_API_KEY", "gk-test")
-        .env("NO_COLOR", "1")
         .envs(env.iter().copied());
     if stream {
         command.arg("--stream");
@@ -364,11 +359,11 @@ fn a_todo_write_call_runs_and_its_result_goes_back_on_every_provider() {
                             "/v1beta/models/test-model:generateContent"
                         }
                     );
-                    assert_eq!(headers["x-goog-api-key"], "gk-test");
+                    assert_eq!(headers["x-goog-api-key"], test_support::GEMINI_KEY);
                 }
                 "anthropic" => {
                     assert_eq!(path, "/v1/messages");
-                    assert_eq!(headers["x-api-key"], "ak-test");
+                    assert_eq!(headers["x-api-key"], test_support::ANTHROPIC_KEY);
                     assert_eq!(first["stream"].as_bool().unwrap_or(false), stream);
                 }
                 _ => {
@@ -378,7 +373,10 @@ fn a_todo_write_call_runs_and_its_result_goes_back_on_every_provider() {
                         "/v1/responses"
                     };
                     assert_eq!(path, want);
-                    assert_eq!(headers["authorization"], "Bearer sk-test");
+                    assert_eq!(
+                        headers["authorization"],
+                        format!("Bearer {}", test_support::OPENAI_KEY)
+                    );
                     assert_eq!(first["stream"].as_bool().unwrap_or(false), stream);
                 }
             }
@@ -1157,17 +1155,6 @@ fn plan_mode_denies_what_is_not_read_only_and_lets_the_plan_be_written() {
     assert!(arrived(&log).is_empty(), "a denied call reached the server");
 }
 
-/// The events of `kind` in a session log.
-fn events_of(session: &Path, kind: &str) -> Vec<Value> {
-    std::fs::read_to_string(session)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .filter(|event| event["kind"] == kind)
-        .map(|event| event["data"].clone())
-        .collect()
-}
-
 #[test]
 fn each_response_s_usage_is_recorded_and_summed_on_every_provider_streamed_or_not() {
     for provider in PROVIDERS {
@@ -1794,9 +1781,7 @@ fn traced_call(receiver: &Receiver, store: Option<&str>, extra: &[&str], env: &[
 
 #[test]
 fn a_call_s_arguments_and_result_are_traced_only_when_asked_and_each_store_is_named() {
-    let pg = std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    );
+    let pg = test_support::pg_url();
     for (store, name) in [(None, "files"), (Some(pg.as_str()), "postgres")] {
         // Options, environment, and whether the content is recorded.
         type Way<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], bool);

@@ -11,13 +11,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
+use test_support::events_of;
 
 use serde_json::{Value, json};
 
 /// The keys the runs are given, one per provider's variable, each long enough to find.
-const OPENAI_KEY: &str = "sk-test-openai-7f3a9c1e5b2d4680";
-const ANTHROPIC_KEY: &str = "sk-ant-test-2b8e6d4f0a1c3957";
-const GEMINI_KEY: &str = "AIza-test-gemini-5c7e9a1b3d2f4068";
+use test_support::{ANTHROPIC_KEY, GEMINI_KEY, OPENAI_KEY};
 
 /// The most connections one hostile server accepts, and how long one connection's answer may
 /// go on: every server here stops on its own.
@@ -261,18 +260,8 @@ fn agent(provider: &str, base: &str, session: &Path, args: &[&str]) -> Command {
 
 /// `toolhost agent` on `provider` at the base URL `url`, with each provider's key set.
 fn toolhost_agent(provider: &str, url: &str, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
-    command
-        .args(["agent", "--provider", provider, "--model", "test-model"])
-        .args(["--base-url", url])
-        .args(args)
-        .env("OPENAI_API_KEY", OPENAI_KEY)
-        .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
-        .env("GEMINI_API_KEY", GEMINI_KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut command = test_support::agent_command(env!("CARGO_BIN_EXE_toolhost"), provider, url);
+    command.args(args);
     command
 }
 
@@ -598,16 +587,6 @@ fn five_thousand_calls_in_one_turn_run_on_a_bounded_pool() {
             "Updated todo list: 1 pending, 0 in progress, 0 completed"
         );
     }
-}
-
-/// The data of the session log's events of `kind`.
-fn events_of(session: &Path, kind: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(session).unwrap();
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|event| event["kind"] == kind)
-        .map(|event| event["data"].clone())
-        .collect()
 }
 
 // Regression: after a crash mid-turn, every call of the turn was answered "not run" on resume,

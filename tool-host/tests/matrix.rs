@@ -11,7 +11,6 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
@@ -22,20 +21,8 @@ use tool_session_pg::PgStore;
 use tool_todo::TodoWrite;
 
 use python::{python, python_with_port};
-
-fn pg_url() -> String {
-    std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    )
-}
-
-fn unique(name: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{name}-{}-{nanos:x}", std::process::id())
-}
+use test_support::pg_url;
+use test_support::unique;
 
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toolhost-matrix-{}", std::process::id()));

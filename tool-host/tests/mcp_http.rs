@@ -464,8 +464,6 @@ fn a_held_session_waits_alone_on_files() {
 
 #[test]
 fn a_held_session_waits_alone_on_postgres() {
-    let url = std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    );
+    let url = test_support::pg_url();
     a_held_session_waits_alone(Some(&url));
 }

@@ -564,9 +564,7 @@ fn a_session_is_its_owners_and_to_anyone_else_it_does_not_exist() {
 
 #[test]
 fn on_postgres_sessions_are_their_owners_and_sessions_list_tells_whose() {
-    let url = std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    );
+    let url = test_support::pg_url();
     let dir = scratch("owners-pg");
     let tokens = dir.join("tokens");
     std::fs::write(

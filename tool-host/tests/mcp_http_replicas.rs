@@ -16,12 +16,7 @@ use std::time::{Duration, Instant};
 
 use http::{HttpServer, tool_result};
 use serde_json::Value;
-
-fn pg_url() -> String {
-    std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    )
-}
+use test_support::pg_url;
 
 /// nginx in front of `upstreams`, round robin, on a free loopback port; killed when dropped.
 struct Balancer {

@@ -5,25 +5,14 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use tool_runtime::Session;
 use tool_runtime::session::{Durability, OpenMode};
 use tool_session_pg::PgStore;
 
-fn url() -> String {
-    std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    )
-}
-
-fn unique(name: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{name}-{}-{nanos:x}", std::process::id())
-}
+use test_support::pg_url as url;
+use test_support::unique;
 
 fn toolhost(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));

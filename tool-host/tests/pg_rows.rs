@@ -11,11 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use postgres::{Client, NoTls};
 use tool_session_pg::PgStore;
 
-fn server_url() -> String {
-    std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    )
-}
+use test_support::pg_url as server_url;
 
 fn unique(name: &str) -> String {
     let nanos = SystemTime::now()

@@ -2,6 +2,12 @@
 //!
 //! The flow reads in three steps: parse (`attr`, `ast`) -> check (`check`) -> expand (`expand`,
 //! or `fallback` beside the errors).
+//!
+//! # The room
+//!
+//! Compile time only: it uses syn, quote and proc-macro2, and generates code that names the
+//! runtime through `::tool_runtime::__private`, so the crates it serves depend on nothing but
+//! `tool-runtime`.
 
 mod ast;
 mod attr;

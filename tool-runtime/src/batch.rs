@@ -8,8 +8,8 @@ use crate::exec::Exec;
 use crate::output::ToolOutput;
 use crate::refusal;
 use crate::registry::ToolRegistry;
-use crate::schema::Concurrency;
 use crate::session::Gate;
+use tool_schema::Concurrency;
 
 /// One model tool call, as a batch takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,11 +40,6 @@ impl ToolCall {
         self
     }
 }
-
-/// The most calls of one batch that run at once unless the registry says otherwise
-/// ([`ToolRegistry::set_max_parallel`]): each on a thread of a pool this size (or the batch's,
-/// when smaller), however many calls the model sends.
-pub const DEFAULT_MAX_PARALLEL: usize = 16;
 
 /// Which calls of a batch are running, for the tools that may not overlap others
 /// ([`Concurrency`]). Calls start in the batch's order, so a call waits only on earlier ones

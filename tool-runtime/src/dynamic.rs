@@ -14,9 +14,9 @@ use crate::exec::Exec;
 use crate::future::ToolFuture;
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::progress::Progress;
-use crate::schema::{Annotations, Definition};
 use crate::service::Service;
 use crate::tool::{Invocation, Tool};
+use tool_schema::{Annotations, Definition};
 
 /// A tool defined at run time: a name, a description and a JSON schema known only when the host
 /// runs (from a config file, a plugin, an OpenAPI document, another MCP server), with a handler.
@@ -159,7 +159,7 @@ pub struct DynamicToolBuilder {
     timeout: Option<Duration>,
     source: Option<String>,
     unchecked: bool,
-    concurrency: crate::schema::Concurrency,
+    concurrency: tool_schema::Concurrency,
     needs_approval: bool,
 }
 
@@ -180,7 +180,7 @@ impl DynamicTool {
             timeout: None,
             source: None,
             unchecked: false,
-            concurrency: crate::schema::Concurrency::Parallel,
+            concurrency: tool_schema::Concurrency::Parallel,
             needs_approval: false,
         }
     }
@@ -215,7 +215,7 @@ impl DynamicToolBuilder {
 
     /// How the tool's calls may overlap the others of a batch (see
     /// [`Concurrency`](crate::Concurrency)).
-    pub fn concurrency(mut self, concurrency: crate::schema::Concurrency) -> Self {
+    pub fn concurrency(mut self, concurrency: tool_schema::Concurrency) -> Self {
         self.concurrency = concurrency;
         self
     }
@@ -647,14 +647,20 @@ impl Tool for DynamicTool {
             }
         } else if self.definition.plan().is_violated_by(&args) {
             // The compiled checks found a fault; the schema is walked to say where and how.
-            return ToolFuture::ready(match crate::validate::first_violation(schema, &args) {
-                Some(violation) => crate::refusal::invalid_args(&violation.path, violation.message),
-                None => crate::refusal::invalid_args("", "the arguments break the tool's schema"),
-            });
+            return ToolFuture::ready(
+                match tool_schema::validate::first_violation(schema, &args) {
+                    Some(violation) => {
+                        crate::refusal::invalid_args(&violation.path, violation.message)
+                    }
+                    None => {
+                        crate::refusal::invalid_args("", "the arguments break the tool's schema")
+                    }
+                },
+            );
         }
         // An integer written `2.0` is one, as JSON Schema counts: the handler reads `2`.
         if !self.unchecked && has_integral_float(&args) {
-            crate::validate::coerce_integers(schema, &mut args);
+            tool_schema::validate::coerce_integers(schema, &mut args);
         }
         match &self.handler {
             Handler::Value(handler) => ToolFuture::ready(handler(&Call::of(&call), args)),

@@ -42,7 +42,7 @@ use std::fmt;
 
 use crate::exec::Exec;
 use crate::output::ToolOutput;
-use crate::schema::Definition;
+use tool_schema::Definition;
 
 /// A policy around every call a registry dispatches: see the [module](self).
 pub trait Hook: Send + Sync + 'static {

@@ -57,6 +57,15 @@
 //! - On a current-thread runtime there is no other worker to hand tasks to: a store's I/O runs
 //!   on that thread, correctly, and holds it meanwhile.
 //!
+//! # The room
+//!
+//! The framework's centre: what a tool is and how a call runs. It uses `tool-macros` (the
+//! attribute it re-exports), `tool-schema` (definitions and the checks of every call),
+//! `tool-session` (sessions and events) and `tool-text`, and re-exports what an author names
+//! (`Definition`, `Session`, `Event`, [`text`], [`session`]), so an author depends on this crate
+//! alone. It knows nothing of HTTP, databases, providers' wire formats (`tool-wire`) or MCP
+//! (`tool-mcp`): a store, a provider or a transport is something a host plugs in.
+//!
 //! # Platforms
 //!
 //! Unix only: session logs rely on Unix file semantics (`O_NOFOLLOW`, modes `0600`/`0700`,
@@ -115,41 +124,38 @@ mod principal;
 mod progress;
 mod refusal;
 mod tool;
-// What the model sees of a tool, and how values are held to it.
-mod schema;
-mod validate;
-// Agents, their sessions and the events in them.
+// Agents and the tools defined at run time.
 mod agent;
-mod blocking;
 mod dynamic;
-mod encodable;
-mod event;
-pub mod session;
-// Shared: errors, and text that is safe to show.
+// Shared: errors.
 mod error;
-pub mod text;
-pub mod wire;
+
+/// Sessions, their logs and events: the `tool-session` crate, whose [`Session`], [`Event`] and
+/// [`SessionError`] this crate names at its root.
+pub use tool_session as session;
+/// Text from models and files made safe to show: the `tool-text` crate.
+pub use tool_text as text;
 
 pub use agent::Agent;
 pub use args::ModelArg;
-pub use batch::{DEFAULT_MAX_PARALLEL, ToolCall};
-pub use blocking::blocking;
+pub use batch::ToolCall;
 pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
 pub use dynamic::{Call, DynamicTool, DynamicToolBuilder};
-pub use error::{LoadError, SessionError, ToolError};
-pub use event::Event;
+pub use error::{LoadError, ToolError};
 pub use exec::Exec;
 pub use from_call::FromCall;
 pub use future::ToolFuture;
 pub use output::{DONE, Image, IntoToolOutput, StructuredOutput, ToolOutput};
-pub use principal::Principal;
+pub use principal::{OWNER_EVENT, Owner, Principal};
 pub use progress::{Progress, ProgressSink, ProgressUpdate};
-pub use registry::{DEFAULT_MAX_ARGS_BYTES, DEFAULT_MAX_RESULT_BYTES, ToolRegistry};
-pub use schema::{Annotations, Concurrency, Definition, Dialect, DialectError};
+pub use registry::{
+    DEFAULT_MAX_ARGS_BYTES, DEFAULT_MAX_PARALLEL, DEFAULT_MAX_RESULT_BYTES, ToolRegistry,
+};
 pub use service::{Service, ServiceKey};
-pub use session::{Session, SessionHub, Subscription};
 pub use tool::{Invocation, Tool};
+pub use tool_schema::{Annotations, Concurrency, Definition, Dialect, DialectError};
+pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, blocking};
 
 /// Turns a function into a model-facing tool.
 ///
@@ -185,7 +191,8 @@ pub use tool::{Invocation, Tool};
 /// never part of the schema: `&Exec` (the call's context), `Agent` (the owning agent; a call
 /// without one is rejected with `Error: <tool> requires an owning agent session`),
 /// `Option<Agent>`, [`Cancel`] (the call's cancellation), [`Progress`] (where it reports how far
-/// it is), `Service<T>` (a host service, which the tool's plugin then injects) and
+/// it is), [`Principal`] (who called: the checked caller of an HTTP endpoint, else the local
+/// user), `Service<T>` (a host service, which the tool's plugin then injects) and
 /// `Option<Service<T>>` (a host service the tool can do without). They are recognized by how they
 /// are spelled, so a type alias of one is read as a model argument and
 /// refused at compile time.
@@ -269,6 +276,17 @@ pub use tool::{Invocation, Tool};
 ///   Past it the call answers `Error: <tool> timed out after 30 s` and its [`Cancel`] is
 ///   cancelled. Only on an `async fn` or a `blocking` one: a plain synchronous tool runs on its
 ///   caller's thread, where nothing can cut it short.
+/// - `serial`: never beside another call of the same tool in one batch (a model's turn run at
+///   once): `todo_write` is serial, one list per agent. `exclusive`: alone, no other call of the
+///   batch runs while it does. Without either a call runs beside any others
+///   ([`Concurrency`], [`Definition::concurrency`]).
+/// - `needs_approval`: each call waits for a person's decision before it runs: an agent loop
+///   (`tool-agent`) pauses the run with the call pending in the session, and a host asks
+///   ([`Definition::needs_approval`]).
+/// - `scopes = "todos:write admin"`: the OAuth scopes (space-separated) a caller's token needs
+///   to call the tool over an HTTP endpoint that checks callers; such an endpoint lists the
+///   tool only to callers that have them ([`Definition::scopes`]). Over stdio and in the REPL
+///   the caller is the local user and nothing is checked.
 /// - `allow_undocumented`: see below.
 ///
 /// # Undocumented parameters
@@ -303,11 +321,16 @@ pub mod __private {
 
     pub use crate::args::{ArgFields, parse_args};
     pub use crate::output::structured_output;
-    pub use crate::schema::{ArgSpec, output_schema};
     pub use crate::{
         Annotations, Concurrency, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation,
         LoadError, ModelArg, Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
     };
+    pub use ::tool_schema::ArgSpec;
+
+    /// The normalized schema of `T`, a tool's output.
+    pub fn output_schema<T: crate::StructuredOutput>() -> ::serde_json::Value {
+        ::tool_schema::output_schema::<T>()
+    }
 
     /// Holds a tool's definition, computed on first use.
     ///

@@ -65,3 +65,32 @@ impl Principal {
         self.scopes.iter().any(|granted| granted == scope)
     }
 }
+
+/// The event that records who a session belongs to (`{"issuer": …, "subject": …}`: the token
+/// that began it over an HTTP endpoint that checks its callers); `toolhost sessions list
+/// --owner` and `replay --owner` read it.
+pub const OWNER_EVENT: &str = "session/owner";
+
+/// Who a session belongs to: the data of its [`OWNER_EVENT`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Owner {
+    /// The issuer of the token that began the session.
+    pub issuer: String,
+    /// Its subject.
+    pub subject: String,
+}
+
+impl Owner {
+    /// The owner a principal is.
+    pub fn of(principal: &Principal) -> Owner {
+        Owner {
+            issuer: principal.issuer.clone(),
+            subject: principal.subject.clone(),
+        }
+    }
+
+    /// Whether this is the owner `subject` names (of `issuer`, when one is given).
+    pub fn is(&self, subject: &str, issuer: Option<&str>) -> bool {
+        self.subject == subject && issuer.is_none_or(|issuer| self.issuer == issuer)
+    }
+}

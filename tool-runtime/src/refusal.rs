@@ -76,7 +76,10 @@ pub(crate) fn cancelled(tool: &str) -> ToolOutput {
 
 /// The call ran past its deadline.
 pub(crate) fn timed_out(tool: &str, after: std::time::Duration) -> ToolOutput {
-    ToolOutput::error(format_args!("{tool} timed out after {}", seconds(after)))
+    ToolOutput::error(format_args!(
+        "{tool} timed out after {}",
+        tool_text::seconds(after)
+    ))
 }
 
 /// A deadline could not be kept: the runtime that polls the call has no timer.
@@ -84,19 +87,6 @@ pub(crate) fn no_timer(tool: &str) -> ToolOutput {
     ToolOutput::error(format_args!(
         "{tool} has a timeout, and the tokio runtime running it has no timer (build it with `enable_time`)"
     ))
-}
-
-/// A duration as people read it: `30 s`, `1.5 s`, `250 ms`.
-fn seconds(duration: std::time::Duration) -> String {
-    let millis = duration.as_millis();
-    if millis < 1000 {
-        format!("{millis} ms")
-    } else if millis.is_multiple_of(1000) {
-        format!("{} s", millis / 1000)
-    } else {
-        let text = format!("{:.3}", duration.as_secs_f64());
-        format!("{} s", text.trim_end_matches('0'))
-    }
 }
 
 /// The result is over the host's cap: it is dropped, and the model is told so.

@@ -12,9 +12,14 @@ use crate::future::ToolFuture;
 use crate::hook::{Before, Hook, HookCall};
 use crate::output::ToolOutput;
 use crate::refusal;
-use crate::schema::{Definition, Dialect, DialectError};
 use crate::service::Services;
 use crate::tool::{Invocation, Tool};
+use tool_schema::{Definition, Dialect, DialectError};
+
+/// The most calls of one batch that run at once unless the registry says otherwise
+/// ([`ToolRegistry::set_max_parallel`]): each on a thread of a pool this size (or the batch's,
+/// when smaller), however many calls the model sends.
+pub const DEFAULT_MAX_PARALLEL: usize = 16;
 
 /// The default cap on the size of one call's raw arguments: 1 MiB.
 pub const DEFAULT_MAX_ARGS_BYTES: usize = 1 << 20;
@@ -62,7 +67,7 @@ impl Default for ToolRegistry {
             required_dialects: Vec::new(),
             definitions_by_dialect: Default::default(),
             hooks: Vec::new(),
-            max_parallel: crate::batch::DEFAULT_MAX_PARALLEL,
+            max_parallel: DEFAULT_MAX_PARALLEL,
             trace_content: false,
         }
     }

@@ -5,8 +5,10 @@ use std::fmt;
 use crate::cancel::Cancel;
 use crate::exec::Exec;
 use crate::future::ToolFuture;
-use crate::schema::Definition;
+use crate::output::ToolOutput;
+use crate::refusal;
 use crate::service::Services;
+use tool_schema::Definition;
 
 /// A model-facing tool. `#[tool]` implements it; a host rarely does.
 pub trait Tool: Send + Sync + 'static {
@@ -22,6 +24,18 @@ pub trait Tool: Send + Sync + 'static {
     /// (the tool's type names it) by default.
     fn source(&self) -> Option<&str> {
         None
+    }
+
+    /// Checks `args`, a call's JSON text, against the tool's input schema without running it:
+    /// the refusal a call would answer (`Error: invalid arguments: …`), or `None` when they pass
+    /// — for a host that vets arguments a person edited before the call is made.
+    fn check_args(&self, args: &str) -> Option<ToolOutput> {
+        let value: serde_json::Value = match serde_json::from_str(args) {
+            Ok(value) => value,
+            Err(error) => return Some(refusal::malformed_args(&error)),
+        };
+        tool_schema::validate::first_violation(self.definition().checked_schema(), &value)
+            .map(|violation| refusal::invalid_args(&violation.path, violation.message))
     }
 }
 

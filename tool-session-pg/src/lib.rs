@@ -53,6 +53,12 @@
 //! event is there though the append failed (acknowledged implies committed, not the converse).
 //! If a stale writer's commit could ever race a new writer's — it cannot while the lock is held
 //! by a live backend — the primary key refuses the second row for the same seq.
+//!
+//! # The room
+//!
+//! A store, nothing more: it implements `tool-session`'s [`Log`] on the blocking `postgres`
+//! client and uses nothing else of the framework's, so a host adds PostgreSQL without its tools
+//! knowing.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -65,8 +71,8 @@ use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls, Statement};
 use serde_json::value::RawValue;
-use tool_runtime::session::{Ack, Durability, Log, MAX_LINE_BYTES, OpenMode, Recovered};
-use tool_runtime::{Event, Session, SessionError, SessionHub};
+use tool_session::{Ack, Durability, Log, MAX_LINE_BYTES, OpenMode, Recovered};
+use tool_session::{Event, Session, SessionError, SessionHub};
 
 /// The schema version this crate writes.
 pub const SCHEMA_VERSION: i32 = 1;
@@ -900,7 +906,7 @@ impl Drop for PgLog {
             .clone();
         let leased = self.held.load(Ordering::Acquire).then(|| self.id.clone());
         let store = self.store.clone();
-        tool_runtime::blocking(move || store.keep_idle(conn, leased));
+        tool_session::blocking(move || store.keep_idle(conn, leased));
     }
 }
 

@@ -2,27 +2,18 @@
 //! (`TOOLHOST_TEST_PG`, which `.ci/run` starts; without it these tests fail).
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::value::RawValue;
+use test_support::unique;
 use tool_runtime::session::{Durability, JsonlLog, MemoryLog, OpenMode};
 use tool_runtime::{Agent, Ctx, Event, Exec, Session, SessionError, ToolCall};
 use tool_session_pg::PgStore;
 use tool_todo::TodoWrite;
 
 fn pg() -> PgStore {
-    let url = std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    );
+    let url = test_support::pg_url();
     PgStore::connect(&url).expect("the test PostgreSQL is reachable")
-}
-
-fn unique(name: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{name}-{}-{nanos:x}", std::process::id())
 }
 
 /// A store the contract runs against: opens (or reopens) session `id`.

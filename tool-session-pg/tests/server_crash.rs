@@ -36,9 +36,7 @@ fn is_root() -> bool {
 
 #[test]
 fn a_server_crash_fails_appends_clearly_and_loses_nothing_acknowledged() {
-    let url = std::env::var("TOOLHOST_TEST_PG").expect(
-        "TOOLHOST_TEST_PG names the PostgreSQL the tests use (`.ci/run` starts a throwaway one)",
-    );
+    let url = test_support::pg_url();
     let store = PgStore::connect(&url).unwrap();
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -21,6 +21,12 @@
 //! let list = tool_todo::current(agent.session()).unwrap().unwrap();
 //! assert_eq!(list, [Todo::new("Write the parser", TodoStatus::InProgress)]);
 //! ```
+//!
+//! # The room
+//!
+//! One tool and what shows it: it uses `tool-runtime` alone (and, with `acp`, the
+//! `agent-client-protocol` crate's schema types). Hosts, stores and transports use it; it uses
+//! none of them.
 
 #[cfg(feature = "acp")]
 pub mod acp;
@@ -353,6 +359,35 @@ pub fn current(session: &Session) -> Result<Option<Vec<Todo>>, serde_json::Error
         .latest(EVENT_KIND)
         .and_then(|event| todos_of(&event))
         .transpose()
+}
+
+/// The latest todo list of a session log cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "session log {}: line {line}: the todo list cannot be read: {}",
+    path.display(),
+    tool_runtime::text::neutralize(&source.to_string())
+)]
+pub struct ListError {
+    /// The log (a file, or a session's name in a store).
+    pub path: std::path::PathBuf,
+    /// The 1-based line of the event.
+    pub line: u64,
+    /// What the deserializer said; the message shows it neutralized, as it may quote the log.
+    pub source: serde_json::Error,
+}
+
+/// The current todo list of `session`, persisted at `path` ([`current`]): an error names the
+/// file and line, and what it quotes from the log cannot drive a terminal.
+pub fn current_in(
+    session: &Session,
+    path: &std::path::Path,
+) -> Result<Option<Vec<Todo>>, ListError> {
+    current(session).map_err(|source| ListError {
+        path: path.to_path_buf(),
+        line: session.latest(EVENT_KIND).map_or(0, |event| event.seq + 1),
+        source,
+    })
 }
 
 /// The list as it stood after event `seq` of a session: the data of its latest `todo/write`

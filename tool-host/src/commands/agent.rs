@@ -10,14 +10,14 @@ use rustyline::error::ReadlineError;
 use tool_agent::approval::{ApprovalPolicy, Approve, Decision};
 use tool_agent::{AgentError, AgentLoop, Client, ClientConfig, Compaction, Observer, Retry};
 use tool_runtime::text::neutralize;
-use tool_runtime::wire::ModelTurn;
 use tool_runtime::{Agent, Ctx, Subscription, ToolOutput};
+use tool_wire::ModelTurn;
 
 use crate::HostError;
 use crate::cli::AgentArgs;
 
 pub(crate) fn agent(
-    host: super::Named,
+    host: super::named::Named,
     ctx: &Arc<Ctx>,
     store: &crate::store::Store,
     #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))] mut args: AgentArgs,
@@ -66,7 +66,7 @@ pub(crate) fn agent(
     // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
     let created = matches!(store, crate::store::Store::Files)
         && args.session.as_ref().is_none_or(|path| !path.exists());
-    let (session, path) = super::open_or_create(
+    let (session, path) = super::open::open_or_create(
         name,
         store,
         &ctx.sessions,
@@ -107,9 +107,7 @@ pub(crate) fn agent(
             let agent_loop = agent_loop.with_approval(approval_policy(&args.approve)?);
             run(name, &agent, agent_loop, args.prompt, &path)
         });
-    if created && agent.session().next_seq() == 1 {
-        std::fs::remove_file(&path)?;
-    }
+    super::open::discard_if_unused(store, created, agent.session(), &path)?;
     ran
 }
 

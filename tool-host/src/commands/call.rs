@@ -36,7 +36,8 @@ pub(super) fn call(
         (true, _) => Exec::new(),
         (false, None) => Exec::for_agent(Agent::new(name, Session::in_memory())),
         (false, Some(path)) => {
-            let session = super::open_session(name, store, &ctx.sessions, path, OpenMode::Write)?;
+            let session =
+                super::open::open_session(name, store, &ctx.sessions, path, OpenMode::Write)?;
             Exec::for_agent(Agent::new(session.id().to_owned(), session))
         }
     };

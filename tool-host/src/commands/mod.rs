@@ -3,28 +3,23 @@
 #[cfg(feature = "agent")]
 mod agent;
 mod call;
+mod named;
+mod open;
 mod replay;
 mod schema;
 #[cfg(feature = "postgres")]
 mod sessions;
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tool_runtime::session::{Durability, JsonlLog, OpenMode, SessionDir};
-use tool_runtime::{Agent, Ctx, Session, SessionHub};
+use tool_runtime::{Agent, Ctx};
 
 use crate::HostError;
 use crate::cli::Command;
 use crate::store::Store;
-
-/// The host as it introduces itself: its name (in messages too) and version.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Named {
-    pub(crate) name: &'static str,
-    pub(crate) version: &'static str,
-}
+pub(crate) use named::Named;
+use open::open_or_create;
 
 /// Runs one command with the loaded plugins.
 pub(crate) fn run(
@@ -71,14 +66,11 @@ pub(crate) fn run(
             let (session, path) =
                 open_or_create(name, store, &ctx.sessions, session_dir, session, "repl")?;
             let agent = Agent::new(session.id().to_owned(), session);
-            let history = default_session_dir(name)
+            let history = open::default_session_dir(name)
                 .parent()
                 .map(|state| state.join("repl-history"));
             crate::repl::run(name, ctx, &agent, &path, history.as_deref())?;
-            // A new session nothing was recorded in leaves no file behind.
-            if created && agent.session().next_seq() == 1 {
-                std::fs::remove_file(&path)?;
-            }
+            open::discard_if_unused(store, created, agent.session(), &path)?;
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "agent")]
@@ -90,7 +82,13 @@ pub(crate) fn run(
             deny,
             args,
         } => {
-            let session = open_session(name, store, &ctx.sessions, &session, OpenMode::Write)?;
+            let session = open::open_session(
+                name,
+                store,
+                &ctx.sessions,
+                &session,
+                tool_runtime::session::OpenMode::Write,
+            )?;
             agent::approve(name, &session, &calls, deny, args)
         }
         #[cfg(feature = "http")]
@@ -138,11 +136,12 @@ pub(crate) fn run(
             session,
             ..
         } => {
+            let created = session.is_none();
             let (session, path) =
                 open_or_create(name, store, &ctx.sessions, session_dir, session, "mcp")?;
             crate::note!("{name} mcp: session {}", path.display());
             let agent = Agent::new(session.id().to_owned(), session);
-            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent)?
+            let server = crate::mcp::McpServer::new(Arc::clone(ctx), agent.clone())?
                 .with_name(name)
                 .with_version(host.version);
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -154,6 +153,10 @@ pub(crate) fn run(
             // finish (its session appends are whole or torn at the tail, which the log
             // tolerates), and the process exits rather than wait on it forever.
             runtime.shutdown_timeout(ABANDONED_CALLS_GRACE);
+            // A client that closed before `initialize` leaves no header-only session file.
+            if matches!(served, Err(crate::mcp::McpError::NotStarted(_))) {
+                open::discard_if_unused(store, created, agent.session(), &path)?;
+            }
             served?;
             Ok(ExitCode::SUCCESS)
         }
@@ -166,7 +169,7 @@ fn serve_http(
     host: Named,
     ctx: &Arc<Ctx>,
     store: &Store,
-    session_dir: Option<PathBuf>,
+    session_dir: Option<std::path::PathBuf>,
     addr: std::net::SocketAddr,
     options: crate::mcp::http::HttpOptions,
 ) -> Result<ExitCode, HostError> {
@@ -175,7 +178,9 @@ fn serve_http(
     let hub = ctx.sessions.clone();
     let (sessions, shown) = match store {
         Store::Files => {
-            let dir = SessionDir::new(session_dir.unwrap_or_else(|| default_session_dir(name)))?;
+            let dir = tool_runtime::session::SessionDir::new(
+                session_dir.unwrap_or_else(|| open::default_session_dir(name)),
+            )?;
             let shown = dir.path().display().to_string();
             (HttpSessions::files(hub, dir), shown)
         }
@@ -202,7 +207,10 @@ fn serve_http(
             "{name} mcp: serving http://{local}{} (sessions: {shown})",
             options.endpoint()
         );
-        server.serve_http(listener, options, stop_signal()).await
+        server
+            .serve_http(listener, options, stop_signal())
+            .await
+            .map_err(HostError::from)
     });
     runtime.shutdown_timeout(ABANDONED_CALLS_GRACE);
     served?;
@@ -230,85 +238,3 @@ async fn stop_signal() {
 /// How long `mcp` waits at exit for blocking calls that were answered for (cut at their
 /// deadline, or cancelled) and still run.
 const ABANDONED_CALLS_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The session in `file`, or a new one (its id starting with `prefix`) in the session directory,
-/// opened through the host's hub; with the file's path.
-fn open_or_create(
-    name: &str,
-    store: &Store,
-    hub: &SessionHub,
-    session_dir: Option<PathBuf>,
-    file: Option<PathBuf>,
-    prefix: &str,
-) -> Result<(Session, PathBuf), HostError> {
-    match (file, store) {
-        (Some(path), _) => Ok((
-            open_session(name, store, hub, &path, OpenMode::Write)?,
-            path,
-        )),
-        #[cfg(feature = "postgres")]
-        (None, Store::Postgres(pg)) => {
-            let session = crate::store::create(pg, hub, prefix)?;
-            let id = PathBuf::from(session.id());
-            Ok((session, id))
-        }
-        (None, Store::Files) => {
-            let dir = SessionDir::new(session_dir.unwrap_or_else(|| default_session_dir(name)))?;
-            let (id, log) = dir.create(prefix)?;
-            let path = log.path().to_path_buf();
-            Ok((hub.open(id, log)?, path))
-        }
-    }
-}
-
-/// `$XDG_STATE_HOME/NAME/sessions`, else `~/.local/state/NAME/sessions`, else
-/// `./NAME-sessions`, for the host called `name`.
-fn default_session_dir(name: &str) -> PathBuf {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".local/state")));
-    match state {
-        Some(state) => state.join(name).join("sessions"),
-        None => PathBuf::from(format!("{name}-sessions")),
-    }
-}
-
-/// Opens the session persisted at `path` through the host's hub (so `ctx.sessions` sees it),
-/// reporting a torn tail on standard error.
-///
-/// Its todo list is read too: a log whose latest list cannot be read is refused whatever the
-/// command (replay in any format, a call, the REPL, MCP), so a log has one verdict.
-fn open_session(
-    name: &str,
-    store: &Store,
-    hub: &SessionHub,
-    path: &Path,
-    mode: OpenMode,
-) -> Result<Session, HostError> {
-    #[cfg(not(feature = "postgres"))]
-    let Store::Files = store;
-    #[cfg(feature = "postgres")]
-    if let Store::Postgres(pg) = store {
-        // On a database, `--session` names the session's id.
-        let id = path.to_string_lossy();
-        let session = pg.open(hub, &id, mode, Durability::default())?;
-        if mode == OpenMode::Read && session.next_seq() == 1 {
-            // As a missing file is to the file store.
-            return Err(crate::store::missing(pg, &id).into());
-        }
-        crate::current_todos(&session, path)?;
-        return Ok(session);
-    }
-    let log = JsonlLog::open(path, mode, Durability::default())?;
-    if let Some(torn) = log.torn_tail() {
-        crate::note!("{name}: warning: {torn}");
-    }
-    let id = path.file_stem().map_or_else(
-        || "session".into(),
-        |stem| stem.to_string_lossy().into_owned(),
-    );
-    let session = hub.open(id, log)?;
-    crate::current_todos(&session, path)?;
-    Ok(session)
-}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use tool_runtime::SessionHub;
 use tool_runtime::session::OpenMode;
-use tool_runtime::wire::Usage;
+use tool_wire::Usage;
 
 use crate::HostError;
 use crate::cli::Format;
@@ -59,7 +59,7 @@ pub(super) fn replay(
     view: View,
     owner: Option<&AsOwner>,
 ) -> Result<ExitCode, HostError> {
-    let session = super::open_session(name, store, hub, file, OpenMode::Read)?;
+    let session = super::open::open_session(name, store, hub, file, OpenMode::Read)?;
     if let Some(owner) = owner {
         let theirs = session
             .latest(crate::OWNER_EVENT)
@@ -139,7 +139,7 @@ pub(super) fn replay(
     };
     let list = || match at {
         Some(seq) => tool_todo::at(&session, seq).map_err(HostError::from),
-        None => crate::current_todos(&session, file).map_err(HostError::from),
+        None => tool_todo::current_in(&session, file).map_err(HostError::from),
     };
     match format {
         Format::Json => match at {

@@ -19,9 +19,9 @@ use serde_json::Value;
 
 use crate::output::ToolOutput;
 use crate::refusal;
-use crate::schema::Definition;
+use tool_schema::Definition;
 
-use crate::validate;
+use tool_schema::validate;
 
 /// A type a `#[tool]` function can take as a model argument: it deserializes from the model's
 /// JSON and describes itself as a JSON schema. Implemented for every such type.

@@ -1,0 +1,459 @@
+//! The MCP server ([`McpServer`]): the loaded tools' definitions and calls, on any transport.
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use base64::Engine as _;
+use base64::prelude::BASE64_STANDARD;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::Peer;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use tool_runtime::{Agent, Cancel, Ctx, Dialect, Exec, ProgressUpdate};
+
+use crate::error::McpError;
+use crate::transport::{LineTransport, RawCall};
+
+/// Serves one MCP connection, or (with the `http` feature) an HTTP endpoint.
+#[derive(Clone)]
+pub struct McpServer {
+    pub(crate) ctx: Arc<Ctx>,
+    pub(crate) agents: Agents,
+    pub(crate) tools: Arc<Vec<Tool>>,
+    pub(crate) name: Arc<str>,
+    pub(crate) version: Arc<str>,
+    pub(crate) calls: Calls,
+}
+
+/// Whose calls a server runs.
+#[derive(Clone)]
+pub(crate) enum Agents {
+    /// One agent's: a connection's.
+    One(Agent),
+    /// Each request's own: an HTTP endpoint's.
+    #[cfg(feature = "http")]
+    PerRequest(Arc<crate::sessions::HttpSessions>),
+}
+
+/// What a call holds of its session while it runs: over HTTP, its checkout (on PostgreSQL,
+/// the session's writer lease).
+#[cfg(feature = "http")]
+type Held = Option<crate::sessions::Checkout>;
+#[cfg(not(feature = "http"))]
+type Held = ();
+
+/// The calls in flight, and the signal that cancels them all (a server stopping).
+#[derive(Clone, Default)]
+pub(crate) struct Calls {
+    pub(crate) tracker: tokio_util::task::TaskTracker,
+    pub(crate) cancel: tokio_util::sync::CancellationToken,
+}
+
+impl McpServer {
+    /// A server for the tools of `ctx`, whose calls belong to `agent`.
+    pub fn new(ctx: Arc<Ctx>, agent: Agent) -> Result<Self, McpError> {
+        let tools = ctx
+            .tools
+            .definitions()
+            .map(|definition| {
+                let entry = definition.render(Dialect::Mcp)?;
+                Ok(serde_json::from_value(entry.clone())?)
+            })
+            .collect::<Result<Vec<Tool>, McpError>>()?;
+        Ok(McpServer {
+            ctx,
+            agents: Agents::One(agent),
+            tools: Arc::new(tools),
+            name: "toolhost".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            calls: Calls::default(),
+        })
+    }
+
+    /// The same server under the host's `name` (`toolhost` unless given): the name the client
+    /// reads in `serverInfo`, and the one its notes on standard error go by.
+    #[must_use]
+    pub fn with_name(mut self, name: &str) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The same server at `version` (this crate's unless given): the version the client reads
+    /// in `serverInfo`.
+    #[must_use]
+    pub fn with_version(mut self, version: &str) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Serves the connection on this process's standard input and output until the client
+    /// closes it.
+    ///
+    /// When both are pipes (as MCP clients start a server), they are read and written on the
+    /// runtime's reactor rather than a thread per read or write (rmcp's `stdio_pipes`, on the
+    /// pipes reopened, so the process's own standard streams keep their blocking mode);
+    /// otherwise (a file, a terminal) through tokio's standard streams.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve_connection(read, write).await
+    }
+
+    /// Serves one connection, read from `read` and written to `write` as JSON Lines, until the
+    /// client closes it. Lines may carry arguments as long as the registry's size cap.
+    pub async fn serve_connection<R, W>(self, read: R, write: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let transport =
+            LineTransport::new(read, write, self.ctx.tools.max_args_bytes()).with_name(&self.name);
+        let running = self.serve(transport).await.map_err(|error| {
+            McpError::NotStarted(format!("MCP connection failed to start: {error}"))
+        })?;
+        running.waiting().await.map_err(|error| {
+            McpError::Protocol(format!("MCP connection ended with an error: {error}"))
+        })?;
+        Ok(())
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new(self.name.to_string(), self.version.to_string()),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: RequestContext<
+            RoleServer,
+        >,
+    ) -> Result<ListToolsResult, ErrorData> {
+        // A caller whose token was checked sees the tools it may call, and no other.
+        #[cfg(feature = "http")]
+        if let Some(principal) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::auth::Principal>())
+        {
+            let allowed = self
+                .tools
+                .iter()
+                .filter(|tool| {
+                    self.ctx.tools.get(&tool.name).is_none_or(|known| {
+                        known
+                            .definition()
+                            .scopes()
+                            .all(|scope| principal.has_scope(scope))
+                    })
+                })
+                .cloned()
+                .collect();
+            return Ok(ListToolsResult::with_all_items(allowed));
+        }
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let span = self.call_span(&request, &context);
+        tracing::Instrument::instrument(self.serve_call(request, context), span).await
+    }
+}
+
+impl McpServer {
+    /// The span of one `tools/call` served (OpenTelemetry's MCP conventions): a child of the
+    /// caller's when the request carries its trace context.
+    fn call_span(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> tracing::Span {
+        let span = tracing::info_span!(
+            "mcp.server",
+            otel.name = tracing::field::Empty,
+            otel.kind = "server",
+            mcp.method.name = "tools/call",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = request.name.as_ref(),
+            jsonrpc.request.id = tracing::field::Empty,
+            network.transport = tracing::field::Empty,
+        );
+        if span.is_disabled() {
+            return span;
+        }
+        span.record("otel.name", format!("tools/call {}", request.name));
+        span.record("jsonrpc.request.id", context.id.to_string());
+        #[cfg(feature = "http")]
+        let headers = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .map(|parts| &parts.headers);
+        #[cfg(feature = "http")]
+        let over_http = headers.is_some();
+        #[cfg(not(feature = "http"))]
+        let over_http = false;
+        span.record("network.transport", if over_http { "tcp" } else { "pipe" });
+        // rmcp moves a request's `_meta` into its context.
+        #[cfg(feature = "otel")]
+        {
+            let meta: &serde_json::Map<String, serde_json::Value> = match &request.meta {
+                Some(meta) => meta,
+                None => &context.meta,
+            };
+            #[cfg(not(feature = "http"))]
+            let headers = None;
+            crate::otel::adopt_remote_parent(&span, meta, headers);
+        }
+        span
+    }
+
+    /// A `tools/call`, in its span.
+    async fn serve_call(
+        &self,
+        request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The runtime takes the JSON text the client sent, as every host gives it: the line
+        // transport and the HTTP layer hand it over beside the request. Over another
+        // transport, rmcp hands over the arguments parsed: they are written out again.
+        let raw = take_raw_call(&mut context);
+        let args: Arc<str> = match (&raw, &request.arguments) {
+            (Some(raw), _) => Arc::clone(&raw.args),
+            (None, Some(arguments)) => serde_json::to_string(arguments)
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
+                .into(),
+            (None, None) => "{}".into(),
+        };
+        let _in_flight = self.calls.tracker.token();
+        if let Some(raw) = &raw {
+            raw.ticket.turn().await;
+        }
+        let (agent, _held) = match self.agent_for(&request, &context).await {
+            Ok(opened) => opened,
+            Err(error) => {
+                if let Some(raw) = raw {
+                    raw.ticket.finish();
+                }
+                return Err(error);
+            }
+        };
+        // `notifications/cancelled` cancels the request's token, and so the call; so does a
+        // server that stops while the call runs past its grace period.
+        let cancel = self.calls.cancel.child_token();
+        let mut exec = Exec::for_agent(agent).with_cancel(Cancel::from(cancel.clone()));
+        // Who called, when the endpoint checked it; a tool that takes a `Principal` sees it.
+        #[cfg(feature = "http")]
+        if let Some(principal) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::auth::Principal>())
+        {
+            exec = exec.with_principal(principal.clone());
+        }
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForwarder::start(&mut exec, token, context.peer.clone()));
+        let output = {
+            let call = self.ctx.tools.call(&request.name, &exec, &args);
+            let mut call = std::pin::pin!(call);
+            let mut cancelled = false;
+            loop {
+                tokio::select! {
+                    output = &mut call => break output,
+                    () = context.ct.cancelled(), if !cancelled => {
+                        cancelled = true;
+                        cancel.cancel();
+                    }
+                }
+            }
+        };
+        // The session (on PostgreSQL, its lease) is let go before the next call's turn.
+        drop(exec);
+        #[cfg(feature = "http")]
+        drop(_held);
+        if let Some(raw) = raw {
+            raw.ticket.finish();
+        }
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
+        // JSON text, for clients without structured results.
+        let structured = match (output.data(), self.ctx.tools.get(&request.name)) {
+            (Some(value), Some(tool)) => Some(tool.definition().mcp_structured_content(&value)),
+            _ => None,
+        };
+        // The text names each image; the images go as MCP's own image parts after it.
+        let mut content = vec![ContentBlock::text(output.text)];
+        content.extend(output.images.iter().map(|image| {
+            ContentBlock::image(BASE64_STANDARD.encode(image.data()), image.mime_type())
+        }));
+        let mut result = if output.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = structured;
+        Ok(result.into())
+    }
+}
+
+impl McpServer {
+    /// The agent whose session a call goes to.
+    async fn agent_for(
+        &self,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] request: &CallToolRequestParams,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
+            RoleServer,
+        >,
+    ) -> Result<(Agent, Held), ErrorData> {
+        match &self.agents {
+            Agents::One(agent) => Ok((agent.clone(), Held::default())),
+            #[cfg(feature = "http")]
+            Agents::PerRequest(sessions) => {
+                let headers = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .map(|parts| &parts.headers);
+                let empty = axum::http::HeaderMap::new();
+                let headers = headers.unwrap_or(&empty);
+                // rmcp moves a request's `_meta` into its context.
+                let meta = request.meta.as_ref().unwrap_or(&context.meta);
+                let Some(id) = crate::sessions::session_named(headers, Some(meta)) else {
+                    return Err(ErrorData::invalid_params(
+                        crate::sessions::no_session(),
+                        None,
+                    ));
+                };
+                let of_mcp_session = crate::sessions::mcp_session(headers);
+                let principal = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<crate::auth::Principal>());
+                let mut owner = None;
+                let id = if of_mcp_session {
+                    // Its owner was checked before the request was read.
+                    id
+                } else {
+                    crate::sessions::check_name(&id)
+                        .map_err(|text| ErrorData::invalid_params(text, None))?;
+                    // A caller whose token was checked names sessions of its own.
+                    match principal.map(tool_runtime::Owner::of) {
+                        Some(of) => {
+                            let id = format!("{}.{id}", crate::sessions::namespace(&of));
+                            owner = Some(of);
+                            id
+                        }
+                        None => id,
+                    }
+                };
+                let sessions = Arc::clone(sessions);
+                let opened =
+                    tokio::task::spawn_blocking(move || sessions.agent(&id, owner.as_ref()))
+                        .await
+                        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+                let checkout = opened.map_err(|error| {
+                    tool_runtime::text::note!("{} mcp: {error}", self.name);
+                    ErrorData::internal_error(
+                        format!("the session could not be opened: {error}"),
+                        None,
+                    )
+                })?;
+                if of_mcp_session && crate::sessions::ended(checkout.agent().session()) {
+                    return Err(ErrorData::invalid_request(
+                        "the MCP session has ended (DELETE); start another with initialize",
+                        None,
+                    ));
+                }
+                Ok((checkout.agent().clone(), Some(checkout)))
+            }
+        }
+    }
+}
+
+/// The raw call the transport (in the request's extensions) or the HTTP layer (in the HTTP
+/// request's, which rmcp puts in the request's) handed over.
+fn take_raw_call(context: &mut RequestContext<RoleServer>) -> Option<RawCall> {
+    if let Some(raw) = context.extensions.remove::<RawCall>() {
+        return Some(raw);
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get_mut::<axum::http::request::Parts>() {
+        return parts.extensions.remove::<RawCall>();
+    }
+    None
+}
+
+/// Sends a call's progress reports to the client that asked for them (with a `progressToken`),
+/// as `notifications/progress`, in the order reported and before the call's result.
+///
+/// Reports wait in a queue of [`ProgressForwarder::QUEUE`]; a tool that reports faster than the
+/// client reads loses the reports that find it full, never its own pace.
+struct ProgressForwarder {
+    finished: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    const QUEUE: usize = 64;
+
+    /// Starts forwarding the reports of the call `exec` is for.
+    fn start(exec: &mut Exec, token: ProgressToken, peer: Peer<RoleServer>) -> Self {
+        let (send, mut receive) = tokio::sync::mpsc::channel::<ProgressUpdate>(Self::QUEUE);
+        *exec = std::mem::take(exec).with_progress(move |update| {
+            let _ = send.try_send(update);
+        });
+        let (finished, mut finished_rx) = tokio::sync::oneshot::channel();
+        let notify = move |update: ProgressUpdate| {
+            let mut param = ProgressNotificationParam::new(token.clone(), update.done);
+            if let Some(total) = update.total {
+                param = param.with_total(total);
+            }
+            if let Some(message) = update.message {
+                param = param.with_message(message);
+            }
+            let peer = peer.clone();
+            async move { peer.notify_progress(param).await.is_ok() }
+        };
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    update = receive.recv() => match update {
+                        Some(update) => if !notify(update).await { return },
+                        None => return,
+                    },
+                    _ = &mut finished_rx => {
+                        // The call has answered: what it reported before is sent, then no more
+                        // (a blocking tool cut at its deadline may report on, unheard).
+                        while let Ok(update) = receive.try_recv() {
+                            if !notify(update).await {
+                                return;
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        ProgressForwarder { finished, task }
+    }
+
+    /// Sends what the call reported, then stops.
+    async fn finish(self) {
+        let _ = self.finished.send(());
+        let _ = self.task.await;
+    }
+}

@@ -1,0 +1,323 @@
+//! A tool as a model sees it ([`Definition`]) and how its calls may overlap ([`Concurrency`]).
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::annotations::Annotations;
+use crate::dialect::{self, Dialect, DialectError, Parts};
+use crate::normalize::normalize;
+use crate::validate::{self, Plan};
+
+/// How a tool's calls may overlap the other calls of one batch (a model's turn).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Concurrency {
+    /// Beside any others (the default).
+    #[default]
+    Parallel,
+    /// Beside others, but never beside another call of the same tool (`#[tool(serial)]`: one
+    /// list per agent, say).
+    Serial,
+    /// Alone: no other call of the batch runs while it does (`#[tool(exclusive)]`).
+    Exclusive,
+}
+
+/// A tool as a model sees it: name, description and input schema, and its renderings in each
+/// provider's [`Dialect`], each computed once.
+#[derive(Clone, Debug)]
+pub struct Definition {
+    name: Cow<'static, str>,
+    description: Cow<'static, str>,
+    input_schema: Value,
+    /// What the runtime checks the arguments against when it is not the input schema: that
+    /// schema with its defaulted parameters also taking `null` (the default).
+    checked_schema: Option<Value>,
+    /// Why the schema cannot be sent to a model, if it cannot (a recursive type).
+    schema_error: Option<String>,
+    /// What the argument types leave to check, planned once.
+    plan: Plan,
+    annotations: Annotations,
+    /// The normalized schema of the data the tool returns, if it returns data.
+    output_schema: Option<Value>,
+    /// How long a call may run, if the tool says.
+    timeout: Option<Duration>,
+    /// The OAuth scopes a caller's token needs to call the tool over an endpoint that checks
+    /// callers.
+    scopes: Vec<Cow<'static, str>>,
+    /// How its calls may overlap others of one batch.
+    concurrency: Concurrency,
+    /// Whether a person decides on each call before it runs.
+    needs_approval: bool,
+    rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
+}
+
+#[derive(Clone, Debug)]
+struct Rendered {
+    value: Value,
+    text: String,
+}
+
+impl Definition {
+    /// A definition with this input schema, normalized.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        input_schema: Value,
+    ) -> Self {
+        let input_schema = normalize(input_schema);
+        let plan = Plan::everything(&input_schema);
+        Definition::with_plan(name.into(), description.into(), input_schema, plan)
+    }
+
+    /// A definition of a normalized schema, with the checks its argument types leave.
+    pub(crate) fn with_plan(
+        name: Cow<'static, str>,
+        description: Cow<'static, str>,
+        input_schema: Value,
+        plan: Plan,
+    ) -> Self {
+        let recursive = input_schema.get("$defs").and_then(Value::as_object).map(|defs| {
+            let names: Vec<&str> = defs.keys().map(String::as_str).collect();
+            format!(
+                "its arguments use the recursive type{} `{}`, which a tool schema cannot inline: give the model a finite shape",
+                if names.len() == 1 { "" } else { "s" },
+                names.join("`, `")
+            )
+        });
+        let schema_error = recursive
+            .or_else(|| validate::check_patterns(&input_schema).err())
+            .or_else(|| plan.check_formats().err());
+        Definition {
+            name,
+            description,
+            input_schema,
+            checked_schema: None,
+            schema_error,
+            plan,
+            annotations: Annotations::new(),
+            output_schema: None,
+            timeout: None,
+            scopes: Vec::new(),
+            concurrency: Concurrency::Parallel,
+            needs_approval: false,
+            rendered: Default::default(),
+        }
+    }
+
+    pub(crate) fn with_checked_schema(mut self, checked: Option<Value>) -> Self {
+        self.checked_schema = checked;
+        self
+    }
+
+    /// What the runtime checks a call's arguments against: the input schema, where a parameter
+    /// with a default may also be `null`.
+    pub fn checked_schema(&self) -> &Value {
+        self.checked_schema.as_ref().unwrap_or(&self.input_schema)
+    }
+
+    /// The same definition with `annotations`: a title and behaviour hints, which MCP's
+    /// `tools/list` carries (see [`Annotations`]).
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self.rendered = Default::default();
+        self
+    }
+
+    /// The same definition for a tool that returns data described by `schema` (normalized here).
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(normalize(schema));
+        self.rendered = Default::default();
+        self
+    }
+
+    /// The same definition for a tool whose calls may run for `timeout` at most
+    /// (`#[tool(timeout = "30s")]`): past it, a call answers `Error: <tool> timed out after 30 s`
+    /// and its `Cancel` (the runtime's) is cancelled. It is not part of what a model sees.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The same definition for a tool a caller may call only with a token granting every one
+    /// of `scopes` (`#[tool(scopes = "todos:write")]`), where the host checks callers (an
+    /// HTTP endpoint with authorization on): without them the call is refused before its
+    /// arguments are read, and the tool is not listed to that caller. It is not part of what a
+    /// model sees.
+    #[must_use]
+    pub fn with_scopes(mut self, scopes: &[&'static str]) -> Self {
+        self.scopes = scopes.iter().map(|scope| Cow::Borrowed(*scope)).collect();
+        self
+    }
+
+    /// The same definition whose calls overlap others of a batch only as `concurrency` says
+    /// (`#[tool(exclusive)]`, `#[tool(serial)]`).
+    #[must_use]
+    pub fn with_concurrency(mut self, concurrency: Concurrency) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// How the tool's calls may overlap others of one batch ([`Concurrency::Parallel`] unless
+    /// it says otherwise).
+    pub fn concurrency(&self) -> Concurrency {
+        self.concurrency
+    }
+
+    /// The same definition for a tool whose every call a person approves before it runs, in a
+    /// host that asks (`#[tool(needs_approval)]`).
+    #[must_use]
+    pub fn with_needs_approval(mut self) -> Self {
+        self.needs_approval = true;
+        self
+    }
+
+    /// Whether each call waits for a person's approval ([`Definition::with_needs_approval`]).
+    pub fn needs_approval(&self) -> bool {
+        self.needs_approval
+    }
+
+    /// The scopes a caller needs ([`Definition::with_scopes`]); none when the tool says none.
+    pub fn scopes(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.scopes.iter().map(|scope| scope.as_ref())
+    }
+
+    /// How long a call may run, if the tool says; else the host's default applies
+    /// (`ToolRegistry::set_default_timeout`, in the runtime).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The schema of the data the tool returns, if it returns data rather than text.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// The data a call returned, as MCP's `structuredContent`, which must be an object: the
+    /// value itself when the output schema is an object's, else `{"result": value}` — the same
+    /// rule MCP's `outputSchema` follows, so the two always agree.
+    pub fn mcp_structured_content(&self, value: &Value) -> Value {
+        if self.output_schema.as_ref().is_some_and(is_object_schema) {
+            value.clone()
+        } else {
+            json!({ "result": value })
+        }
+    }
+
+    /// The output schema as MCP's `outputSchema`: an object's schema as it is, any other wrapped
+    /// as the one required property `result`.
+    pub(crate) fn mcp_output_schema(&self) -> Option<Value> {
+        let schema = self.output_schema.as_ref()?;
+        Some(if is_object_schema(schema) {
+            schema.clone()
+        } else {
+            json!({"type": "object", "properties": {"result": schema}, "required": ["result"]})
+        })
+    }
+
+    /// The tool's title and behaviour hints, as declared.
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+
+    /// The checks left after the arguments parsed into their types.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's description, byte for byte.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The normalized input schema.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+
+    /// Why this definition's schema cannot be sent to a model, if it cannot (a recursive type).
+    /// Registering the tool fails with it.
+    pub fn schema_error(&self) -> Option<&str> {
+        self.schema_error.as_deref()
+    }
+
+    /// The provider-neutral JSON form: `{"name", "description", "input_schema"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        })
+    }
+
+    /// The definition in `dialect`, computed once.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_schema::{Definition, Dialect};
+    ///
+    /// let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    /// let greet = Definition::new("greet", "Says hello.", schema);
+    /// let anthropic = greet.render(Dialect::Anthropic).unwrap();
+    /// assert_eq!(anthropic["input_schema"]["properties"]["name"]["type"], "string");
+    /// ```
+    pub fn render(&self, dialect: Dialect) -> Result<&Value, DialectError> {
+        self.rendered(dialect).map(|rendered| &rendered.value)
+    }
+
+    /// The definition in `dialect` as compact JSON text, computed once: the same bytes on every
+    /// request.
+    pub fn json(&self, dialect: Dialect) -> Result<&str, DialectError> {
+        self.rendered(dialect)
+            .map(|rendered| rendered.text.as_str())
+    }
+
+    /// What a dialect's shape is made of.
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            name: &self.name,
+            description: &self.description,
+            input_schema: &self.input_schema,
+            checked_schema: self.checked_schema(),
+            schema_error: self.schema_error.as_deref(),
+            annotations: &self.annotations,
+            output_schema: self.mcp_output_schema(),
+        }
+    }
+
+    fn rendered(&self, dialect: Dialect) -> Result<&Rendered, DialectError> {
+        self.rendered[dialect.index()]
+            .get_or_init(|| {
+                let value = dialect::render(&self.parts(), dialect)?;
+                let text = value.to_string();
+                Ok(Rendered { value, text })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// Whether a schema admits objects only.
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type") == Some(&json!("object"))
+}
+
+impl PartialEq for Definition {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.description == other.description
+            && self.input_schema == other.input_schema
+            && self.annotations == other.annotations
+            && self.output_schema == other.output_schema
+    }
+}
