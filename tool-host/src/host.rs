@@ -162,7 +162,10 @@ impl Host {
         let name = self.name;
         let version = self.version.unwrap_or(env!("CARGO_PKG_VERSION"));
         quiet_panics(name);
-        let mut command = Cli::command().name(name).bin_name(name).version(version);
+        let mut command = owned_by(Cli::command(), name)
+            .name(name)
+            .bin_name(name)
+            .version(version);
         if let Some(about) = self.about {
             command = command.about(about).long_about(None);
         }
@@ -309,4 +312,52 @@ impl fmt::Debug for Host {
             .field("steps", &self.setup.len())
             .finish()
     }
+}
+
+/// `command` as the host called `name` owns it: its environment variables are `NAME_STORE`,
+/// `NAME_AUTH_TOKENS`… (the name upper-cased, each other character than a letter or digit an
+/// `_`) rather than `TOOLHOST_…`, and its help says `name` where it says `toolhost`.
+fn owned_by(command: clap::Command, name: &str) -> clap::Command {
+    if name == "toolhost" {
+        return command;
+    }
+    let prefix: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    rename(command, name, &prefix)
+}
+
+fn rename(command: clap::Command, name: &str, prefix: &str) -> clap::Command {
+    let said = |text: &clap::builder::StyledStr| text.to_string().replace("toolhost", name);
+    let mut command = command.mut_args(|mut arg| {
+        if let Some(rest) = arg
+            .get_env()
+            .and_then(|env| env.to_str())
+            .and_then(|env| env.strip_prefix("TOOLHOST_"))
+        {
+            let env = format!("{prefix}_{rest}");
+            arg = arg.env(env);
+        }
+        if let Some(help) = arg.get_help().map(said) {
+            arg = arg.help(help);
+        }
+        if let Some(help) = arg.get_long_help().map(said) {
+            arg = arg.long_help(help);
+        }
+        arg
+    });
+    if let Some(about) = command.get_about().map(said) {
+        command = command.about(about);
+    }
+    if let Some(about) = command.get_long_about().map(said) {
+        command = command.long_about(about);
+    }
+    command.mut_subcommands(|sub| rename(sub, name, prefix))
 }
