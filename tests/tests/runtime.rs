@@ -239,6 +239,27 @@ fn integers_written_with_a_fraction_or_exponent_are_integers() {
     );
 }
 
+/// Writes to its agent's session, which it must have.
+#[tool(allow_undocumented)]
+fn stamp(agent: Agent) -> String {
+    agent.id().to_owned()
+}
+
+#[test]
+fn a_tool_says_whether_its_calls_need_an_agent_session() {
+    let mut ctx = ctx();
+    ctx.plugin::<Stamp>().unwrap();
+    let needs = |name: &str| ctx.tools.get(name).unwrap().definition().requires_agent();
+    // An `Agent` parameter needs one; an `Option<Agent>`, services, `&Exec` and plain
+    // arguments do not, so a host may run such a call without a session.
+    assert!(needs("stamp"));
+    for name in ["weather", "count", "echo", "explode"] {
+        assert!(!needs(name), "{name}");
+    }
+    // todo_write keeps its list in its agent's session.
+    assert!(tool_todo::TodoWrite.definition().requires_agent());
+}
+
 #[test]
 fn unknown_tools_name_the_tools_that_exist() {
     let out = call(&ctx(), "wether", "{}");

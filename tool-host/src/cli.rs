@@ -93,7 +93,9 @@ pub(crate) enum Command {
     /// in the session directory, or the one `--session` names. With `--http`, each MCP session
     /// (protocol 2025-03-26 to 2025-11-25, `initialize`) is an agent session of its own id, and a
     /// stateless request (2026-07-28) names its session with the `Agent-Session` header or
-    /// `_meta` `agentSession`; on PostgreSQL any number of replicas serve one store.
+    /// `_meta` `agentSession` (one that names none runs in a session begun for it, whose name
+    /// the answer's `_meta` `agentSession` carries); on PostgreSQL any number of replicas serve
+    /// one store.
     /// Messages go to standard error.
     #[cfg(feature = "mcp")]
     Mcp {

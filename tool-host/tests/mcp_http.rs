@@ -209,7 +209,8 @@ fn what_is_not_the_protocol_gets_a_clear_status() {
     );
     assert_eq!(reply.status, 200, "{reply:?}");
 
-    // A call naming no agent session, or a name that is not one: a JSON-RPC error saying how.
+    // A call naming no agent session runs in one the server begins, whose handle the result's
+    // `_meta` carries; a name that is not one: a JSON-RPC error saying how.
     let body = http::call_body(3, r#"{"todos":[]}"#);
     let anonymous: Vec<(String, String)> = session
         .iter()
@@ -217,8 +218,23 @@ fn what_is_not_the_protocol_gets_a_clear_status() {
         .cloned()
         .collect();
     let message = post(addr, &anonymous, &body).message();
-    let text = message["error"]["message"].as_str().unwrap_or_default();
-    assert!(text.contains("Agent-Session"), "{message}");
+    assert_eq!(
+        tool_result(&message),
+        (
+            "Updated todo list: 0 pending, 0 in progress, 0 completed".to_owned(),
+            false
+        ),
+        "{message}"
+    );
+    let handle = message["result"]["_meta"]["agentSession"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        handle.len() == 34
+            && handle.starts_with("m-")
+            && handle[2..].bytes().all(|byte| byte.is_ascii_hexdigit()),
+        "{message}"
+    );
     let message = post(addr, &stateless_headers("../etc", "todo_write"), &body).message();
     let text = message["error"]["message"].as_str().unwrap_or_default();
     assert!(text.contains("invalid session name"), "{message}");

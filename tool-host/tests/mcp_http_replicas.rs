@@ -2,9 +2,11 @@
 //! Debian's packages, round robin, no stickiness): an `initialize`-era session whose requests
 //! alternate between the replicas keeps one contiguous log; SIGKILL of a replica mid-session
 //! loses no acknowledged call, the next requests land on the other and go on; a third process
-//! replays the list.
+//! replays the list. The official Python client with its defaults (no session header) goes
+//! through the balancer too: each session the replicas begin for it holds its own list.
 
 mod http;
+mod python;
 
 use std::collections::BTreeSet;
 use std::net::TcpListener;
@@ -31,7 +33,12 @@ impl Balancer {
             .into_iter()
             .find(|path| Path::new(path).exists())
             .expect("nginx is missing: `.ci/run` installs Debian's nginx-light");
-        let dir = std::env::temp_dir().join(format!("toolhost-nginx-{}", std::process::id()));
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "toolhost-nginx-{}-{}",
+            std::process::id(),
+            STARTED.fetch_add(1, Ordering::SeqCst)
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
@@ -255,4 +262,41 @@ fn a_session_moves_between_replicas_and_survives_one_killed() {
     let (status, stderr) = second.stop();
     assert!(status.success(), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn the_python_sdk_default_client_through_the_balancer_keeps_each_list_apart() {
+    let url = pg_url();
+    let first = replica(&url);
+    let second = replica(&url);
+    let balancer = Balancer::start(&[first.addr, second.addr]);
+    let expected = python::sessionless(&format!("http://{}/mcp", balancer.addr));
+    assert_eq!(expected.len(), 3 + 16, "{expected:?}");
+    let served: BTreeSet<String> = balancer
+        .served()
+        .into_iter()
+        .map(|(upstream, _)| upstream)
+        .collect();
+    assert_eq!(
+        served,
+        BTreeSet::from([first.addr.to_string(), second.addr.to_string()]),
+        "both replicas served the client"
+    );
+    // Each handle names a session of the store holding its caller's list and no other; the
+    // one whose list was refused recorded nothing, and PostgreSQL keeps a session from its
+    // first event.
+    for (handle, list) in &expected {
+        let replayed = python::replayed(handle, Some(&url));
+        if list.is_null() {
+            let error = replayed.unwrap_err();
+            assert!(error.contains(&format!("no session {handle}")), "{error}");
+        } else {
+            assert_eq!(replayed, Ok(list.clone()), "{handle}");
+        }
+    }
+    for replica in [first, second] {
+        let (status, stderr) = replica.stop();
+        assert!(status.success(), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
 }

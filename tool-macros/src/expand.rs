@@ -258,6 +258,17 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .needs_approval
         .then(|| quote!(.with_needs_approval()));
 
+    // A tool with a context parameter that needs the owning agent (`Agent`) says so, so a
+    // host can begin a session for a call that names none.
+    let context_types = tool
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, Kind::Context { .. }))
+        .map(|param| &param.ty);
+    let requires_agent = quote!(
+        .with_agent_required(false #(|| <#context_types as #rt::FromCall<'_>>::REQUIRES_AGENT)*)
+    );
+
     // The title and hints declared, and nothing else.
     let annotations = (tool.attrs.title.is_some() || !tool.attrs.hints.is_empty()).then(|| {
         let title = tool.attrs.title.iter();
@@ -389,6 +400,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #scopes
                             #concurrency
                             #needs_approval
+                            #requires_agent
                     })
                 }
 

@@ -9,7 +9,13 @@
 //!   MCP session, so a `tools/call` names the **agent session** its events belong to: the
 //!   `Agent-Session` header, or the `agentSession` member of the request's `_meta`
 //!   (the header wins when both are given). A session that does not exist yet is created. A
-//!   name is 1 to 128 ASCII letters, digits, `.`, `_` or `-`, not starting with `.`.
+//!   name is 1 to 128 ASCII letters, digits, `.`, `_` or `-`, not starting with `.`. A request
+//!   that names none is served on its own: a tool that takes no session (no [`Agent`] among its
+//!   parameters) runs without one; one that does runs in a session the server begins, named
+//!   `m-` and 32 random hex digits, and the result's `_meta` member `agentSession` carries that
+//!   name, for a client that wants its next call to continue the session.
+//!
+//! [`Agent`]: tool_runtime::Agent
 //! - **2025-06-18 and 2025-11-25** (the `initialize` era; 2025-03-26 too): `initialize` opens
 //!   an MCP session whose `Mcp-Session-Id` *is* an agent session's id: its state (the client's
 //!   `initialize` parameters, event `mcp/session`) and every call it makes are events of that

@@ -239,7 +239,7 @@ impl McpServer {
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
-        let (agent, _held) = match self.agent_for(&request, &context).await {
+        let (agent, _held, minted) = match self.agent_for(&request, &context).await {
             Ok(opened) => opened,
             Err(error) => {
                 if let Some(raw) = raw {
@@ -251,7 +251,11 @@ impl McpServer {
         // `notifications/cancelled` cancels the request's token, and so the call; so does a
         // server that stops while the call runs past its grace period.
         let cancel = self.calls.cancel.child_token();
-        let mut exec = Exec::for_agent(agent).with_cancel(Cancel::from(cancel.clone()));
+        let exec = match agent {
+            Some(agent) => Exec::for_agent(agent),
+            None => Exec::new(),
+        };
+        let mut exec = exec.with_cancel(Cancel::from(cancel.clone()));
         // Who called, when the endpoint checked it; a tool that takes a `Principal` sees it.
         #[cfg(feature = "http")]
         if let Some(principal) = context
@@ -306,21 +310,35 @@ impl McpServer {
             CallToolResult::success(content)
         };
         result.structured_content = structured;
+        // A session the server began for a call that named none: its handle, for a client that
+        // wants the next call to continue it (sent back as `_meta.agentSession`).
+        #[cfg(feature = "http")]
+        if let Some(minted) = minted {
+            result
+                .meta
+                .get_or_insert_with(rmcp::model::MetaObject::new)
+                .0
+                .insert(crate::sessions::SESSION_META.to_owned(), minted.into());
+        }
+        #[cfg(not(feature = "http"))]
+        let _: Option<String> = minted;
         Ok(result.into())
     }
 }
 
 impl McpServer {
-    /// The agent whose session a call goes to.
+    /// The agent whose session a call goes to (none for a tool that takes no session, called
+    /// without one), what holds the session while the call runs, and the name of a session
+    /// this call began, when it named none and its tool takes one.
     async fn agent_for(
         &self,
         #[cfg_attr(not(feature = "http"), allow(unused_variables))] request: &CallToolRequestParams,
         #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
             RoleServer,
         >,
-    ) -> Result<(Agent, Held), ErrorData> {
+    ) -> Result<(Option<Agent>, Held, Option<String>), ErrorData> {
         match &self.agents {
-            Agents::One(agent) => Ok((agent.clone(), Held::default())),
+            Agents::One(agent) => Ok((Some(agent.clone()), Held::default(), None)),
             #[cfg(feature = "http")]
             Agents::PerRequest(sessions) => {
                 let headers = context
@@ -331,11 +349,31 @@ impl McpServer {
                 let headers = headers.unwrap_or(&empty);
                 // rmcp moves a request's `_meta` into its context.
                 let meta = request.meta.as_ref().unwrap_or(&context.meta);
-                let Some(id) = crate::sessions::session_named(headers, Some(meta)) else {
-                    return Err(ErrorData::invalid_params(
-                        crate::sessions::no_session(),
-                        None,
-                    ));
+                let mut minted = None;
+                let id = match crate::sessions::session_named(headers, Some(meta)) {
+                    Some(id) => id,
+                    // A stateless request that names no session is served on its own: a tool
+                    // that takes no session runs without one; one that does (todo_write: the
+                    // whole list in every call) runs in a session begun for it, whose handle
+                    // the answer carries.
+                    None => {
+                        let takes_session = self
+                            .ctx
+                            .tools
+                            .get(&request.name)
+                            .is_some_and(|tool| tool.definition().requires_agent());
+                        if !takes_session {
+                            return Ok((None, Held::default(), None));
+                        }
+                        let id = crate::sessions::mint().map_err(|error| {
+                            ErrorData::internal_error(
+                                format!("cannot begin a session: the system's random source failed: {error}"),
+                                None,
+                            )
+                        })?;
+                        minted = Some(id.clone());
+                        id
+                    }
                 };
                 let of_mcp_session = crate::sessions::mcp_session(headers);
                 let principal = context
@@ -377,7 +415,7 @@ impl McpServer {
                         None,
                     ));
                 }
-                Ok((checkout.agent().clone(), Some(checkout)))
+                Ok((Some(checkout.agent().clone()), Some(checkout), minted))
             }
         }
     }

@@ -433,13 +433,14 @@ pub(crate) fn mcp_session(headers: &HeaderMap) -> bool {
     headers.contains_key("mcp-session-id")
 }
 
-/// The text a call without a session gets.
-pub(crate) fn no_session() -> String {
-    format!(
-        "this server keeps each call in an agent session: name it with the `{SESSION_HEADER}` \
-         header or the `{SESSION_META}` member of the request's `_meta` (or open an MCP \
-         session with `initialize`)"
-    )
+/// The name of a session the server begins for a stateless call that names none: `m-` and 32
+/// hex digits from the system's random source, so no two callers' sessions meet by chance
+/// and none can be guessed.
+pub(crate) fn mint() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    Ok(format!("m-{hex}"))
 }
 
 /// A session name a stateless-era client may give.

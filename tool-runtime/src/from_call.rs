@@ -28,6 +28,11 @@ use crate::tool::Invocation;
     note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized + sealed::Sealed {
+    /// Whether a call cannot resolve the parameter without an owning agent (`Agent`): the
+    /// tool's [`Definition::requires_agent`](crate::Definition::requires_agent).
+    #[doc(hidden)]
+    const REQUIRES_AGENT: bool = false;
+
     /// Resolves the parameter for this call.
     fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput>;
 }
@@ -61,6 +66,8 @@ impl<'a> FromCall<'a> for Progress {
 }
 
 impl<'a> FromCall<'a> for Agent {
+    const REQUIRES_AGENT: bool = true;
+
     fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
         call.exec
             .agent

@@ -189,7 +189,9 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 ///
 /// Parameters of these types are **context parameters**, filled by the host for each call and
 /// never part of the schema: `&Exec` (the call's context), `Agent` (the owning agent; a call
-/// without one is rejected with `Error: <tool> requires an owning agent session`),
+/// without one is rejected with `Error: <tool> requires an owning agent session`; the tool's
+/// definition says it needs one, [`Definition::requires_agent`], so a host serving a call that
+/// names no session can begin one for it),
 /// `Option<Agent>`, [`Cancel`] (the call's cancellation), [`Progress`] (where it reports how far
 /// it is), [`Principal`] (who called: the checked caller of an HTTP endpoint, else the local
 /// user), `Service<T>` (a host service, which the tool's plugin then injects) and

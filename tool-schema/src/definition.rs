@@ -51,6 +51,8 @@ pub struct Definition {
     concurrency: Concurrency,
     /// Whether a person decides on each call before it runs.
     needs_approval: bool,
+    /// Whether a call needs an owning agent's session (an `Agent` parameter).
+    requires_agent: bool,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -103,6 +105,7 @@ impl Definition {
             scopes: Vec::new(),
             concurrency: Concurrency::Parallel,
             needs_approval: false,
+            requires_agent: false,
             rendered: Default::default(),
         }
     }
@@ -175,6 +178,19 @@ impl Definition {
     pub fn with_needs_approval(mut self) -> Self {
         self.needs_approval = true;
         self
+    }
+
+    /// The same definition of a tool whose calls need an owning agent's session (`#[tool]`
+    /// says so of a tool with an `Agent` parameter): a host serving a call that names no
+    /// session begins one for it rather than refuse it.
+    pub fn with_agent_required(mut self, required: bool) -> Self {
+        self.requires_agent = required;
+        self
+    }
+
+    /// Whether a call needs an owning agent's session ([`Definition::with_agent_required`]).
+    pub fn requires_agent(&self) -> bool {
+        self.requires_agent
     }
 
     /// Whether each call waits for a person's approval ([`Definition::with_needs_approval`]).

@@ -232,6 +232,25 @@ async def main():
         assert [e["kind"] for e in events] == ["mcp/session", "mcp/ended"], events
         params = events[0]["data"]["initialize_params"]
         assert params["protocolVersion"] == "2025-11-25", params
+    # The client's default with no header at all: a tool that takes no agent session runs
+    # without one: no handle in its answer, no session begun in the store.
+    with tempfile.TemporaryDirectory() as session_dir:
+        url, server = await serve_http(session_dir)
+        try:
+            async with Client(streamable_http_client(url)) as client:
+                assert client.protocol_version == "2026-07-28", client.protocol_version
+                result = await client.call_tool("weather", {"city": "Oslo"})
+                assert not result.is_error, result
+                assert result.structured_content == \
+                    {"city": "Oslo", "temp_c": 21.5, "sky": "clear"}, result
+                assert "agentSession" not in (result.meta or {}), result
+                result = await client.call_tool("weather", {"city": ""})
+                assert result.is_error and text_of(result) == "Error: name a city", result
+        finally:
+            server.terminate()
+            await asyncio.wait_for(server.wait(), 30)
+        assert server.returncode == 0, server.returncode
+        assert os.listdir(session_dir) == [], os.listdir(session_dir)
     await check_principals()
     await check_drain("10s", 1500, "slept 1500 ms")
     await check_drain("200ms", 5000, "Error: nap was cancelled")
