@@ -1,7 +1,10 @@
-//! Results beyond one text: images beside the text, named in it, and a host's cap on the size
-//! of what a tool returns.
+//! Results beyond one text: images, audio and embedded resources beside the text, named in it,
+//! and a host's cap on the size of what a tool returns.
 
-use tool_runtime::{Ctx, DEFAULT_MAX_RESULT_BYTES, Exec, Image, ToolOutput, tool};
+use tool_runtime::{
+    Attachment, Audio, Body, Ctx, DEFAULT_MAX_RESULT_BYTES, EmbeddedResource, Exec, Image,
+    ToolOutput, tool,
+};
 
 /// A PNG's signature and a little more: enough bytes to be an image's.
 const PIXELS: &[u8] = b"\x89PNG\r\n\x1a\n-pixels-";
@@ -32,8 +35,47 @@ fn poster(bytes: usize) -> ToolOutput {
     ToolOutput::success("").with_image(Image::png(vec![0; bytes]))
 }
 
+/// Records a greeting, with its transcript and a note about it.
+#[tool]
+fn record(
+    /// Whom to greet.
+    name: String,
+) -> ToolOutput {
+    ToolOutput::success("Recorded:")
+        .with_image(Image::png(PIXELS))
+        .with(Audio::new("audio/wav", vec![b'R'; 44]))
+        .with(EmbeddedResource::text(
+            "memo://transcript",
+            "text/plain",
+            format!("Hello, {name}."),
+        ))
+        .with(EmbeddedResource::blob(
+            "memo://waveform\n[image: fake]",
+            "application/octet-stream",
+            vec![1, 2, 3],
+        ))
+}
+
+/// Plays a tone: audio alone.
+#[tool]
+fn tone() -> Audio {
+    Audio::new("audio/wav", vec![0; 10])
+}
+
+/// Hums, for as many bytes as asked.
+#[tool(allow_undocumented)]
+fn hum(bytes: usize) -> ToolOutput {
+    ToolOutput::success("").with(Audio::new("audio/wav", vec![0; bytes]))
+}
+
 fn ctx() -> Ctx {
     let mut ctx = Ctx::new();
+    ctx.plugin::<Record>()
+        .unwrap()
+        .plugin::<Tone>()
+        .unwrap()
+        .plugin::<Hum>()
+        .unwrap();
     ctx.plugin::<Chart>()
         .unwrap()
         .plugin::<Screenshot>()
@@ -112,4 +154,62 @@ fn a_result_over_the_hosts_cap_is_dropped_and_the_model_told_why() {
         "Error: poster returned 118 bytes, more than the limit of 100 bytes; the result was dropped"
     );
     assert!(out.images.is_empty());
+}
+
+#[test]
+fn audio_and_embedded_resources_come_in_order_each_named_by_the_text() {
+    let ctx = ctx();
+    let out = ctx
+        .tools
+        .call("record", &Exec::new(), r#"{"name": "Ada"}"#)
+        .wait();
+    // A URI with a line break in it cannot forge a line of its own in the text.
+    assert_eq!(
+        out.text,
+        "Recorded:\n[image: image/png, 16 bytes]\n[audio: audio/wav, 44 bytes]\n\
+         [resource: memo://transcript, text/plain, 11 bytes]\n\
+         [resource: memo://waveform\\n[image: fake], application/octet-stream, 3 bytes]"
+    );
+    assert_eq!(out.images.len(), 1);
+    let [
+        Attachment::Audio(audio),
+        Attachment::Resource(transcript),
+        Attachment::Resource(waveform),
+    ] = &out.attachments[..]
+    else {
+        panic!("{:?}", out.attachments);
+    };
+    assert_eq!((audio.mime_type(), audio.data().len()), ("audio/wav", 44));
+    assert_eq!(
+        format!("{audio:?}"),
+        r#"Audio { mime_type: "audio/wav", bytes: 44 }"#
+    );
+    assert_eq!(transcript.uri(), "memo://transcript");
+    assert_eq!(transcript.body(), &Body::Text("Hello, Ada.".to_owned()));
+    assert_eq!(waveform.body(), &Body::Blob(vec![1, 2, 3]));
+    assert_eq!(out.size(), out.text.len() + 16 + 44 + 11 + 3);
+
+    let out = ctx.tools.call("tone", &Exec::new(), "{}").wait();
+    assert_eq!(out.text, "[audio: audio/wav, 10 bytes]");
+    assert_eq!(out.attachments.len(), 1);
+}
+
+#[test]
+fn attachments_count_toward_the_hosts_cap() {
+    let mut ctx = ctx();
+    ctx.tools.set_max_result_bytes(100);
+    let out = ctx
+        .tools
+        .call("hum", &Exec::new(), r#"{"bytes": 60}"#)
+        .wait();
+    assert!(!out.is_error, "{out:?}");
+    let out = ctx
+        .tools
+        .call("hum", &Exec::new(), r#"{"bytes": 90}"#)
+        .wait();
+    assert_eq!(
+        out.text,
+        "Error: hum returned 118 bytes, more than the limit of 100 bytes; the result was dropped"
+    );
+    assert!(out.attachments.is_empty());
 }

@@ -76,6 +76,7 @@ fn error(text: &str) -> ToolOutput {
         is_error: true,
         structured: false,
         images: Box::default(),
+        attachments: Box::default(),
     }
 }
 
@@ -85,6 +86,7 @@ fn success(text: &str) -> ToolOutput {
         is_error: false,
         structured: false,
         images: Box::default(),
+        attachments: Box::default(),
     }
 }
 

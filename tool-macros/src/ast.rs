@@ -120,9 +120,17 @@ impl ToolFn {
             Type::Reference(_) | Type::ImplTrait(_) | Type::Never(_) => true,
             Type::Tuple(tuple) => tuple.elems.is_empty(),
             Type::Path(path) => path.path.segments.last().is_some_and(|last| {
-                ["String", "str", "Cow", "ToolOutput", "Image"]
-                    .iter()
-                    .any(|name| last.ident == name)
+                [
+                    "String",
+                    "str",
+                    "Cow",
+                    "ToolOutput",
+                    "Image",
+                    "Audio",
+                    "EmbeddedResource",
+                ]
+                .iter()
+                .any(|name| last.ident == name)
             }),
             _ => false,
         };

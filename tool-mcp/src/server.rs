@@ -299,11 +299,12 @@ impl McpServer {
             (Some(value), Some(tool)) => Some(tool.definition().mcp_structured_content(&value)),
             _ => None,
         };
-        // The text names each image; the images go as MCP's own image parts after it.
+        // The text names each image and attachment; they go as MCP's own parts after it.
         let mut content = vec![ContentBlock::text(output.text)];
         content.extend(output.images.iter().map(|image| {
             ContentBlock::image(BASE64_STANDARD.encode(image.data()), image.mime_type())
         }));
+        content.extend(output.attachments.iter().filter_map(attachment_block));
         let mut result = if output.is_error {
             CallToolResult::error(content)
         } else {
@@ -494,4 +495,33 @@ impl ProgressForwarder {
         let _ = self.finished.send(());
         let _ = self.task.await;
     }
+}
+
+/// An attachment of a result as MCP content (`None` for a kind MCP has no part for).
+fn attachment_block(attachment: &tool_runtime::Attachment) -> Option<ContentBlock> {
+    use rmcp::model::ResourceContents;
+    use tool_runtime::{Attachment, Body};
+    Some(match attachment {
+        Attachment::Audio(audio) => {
+            ContentBlock::audio(BASE64_STANDARD.encode(audio.data()), audio.mime_type())
+        }
+        Attachment::Resource(resource) => {
+            let contents = match resource.body() {
+                Body::Text(text) => ResourceContents::TextResourceContents {
+                    uri: resource.uri().to_owned(),
+                    mime_type: Some(resource.mime_type().to_owned()),
+                    text: text.clone(),
+                    meta: None,
+                },
+                Body::Blob(data) => ResourceContents::BlobResourceContents {
+                    uri: resource.uri().to_owned(),
+                    mime_type: Some(resource.mime_type().to_owned()),
+                    blob: BASE64_STANDARD.encode(data),
+                    meta: None,
+                },
+            };
+            ContentBlock::resource(contents)
+        }
+        _ => return None,
+    })
 }

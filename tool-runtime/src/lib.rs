@@ -146,7 +146,10 @@ pub use error::{LoadError, ToolError};
 pub use exec::Exec;
 pub use from_call::FromCall;
 pub use future::ToolFuture;
-pub use output::{DONE, Image, IntoToolOutput, StructuredOutput, ToolOutput};
+pub use output::{
+    Attachment, Audio, Body, DONE, EmbeddedResource, Image, IntoToolOutput, StructuredOutput,
+    ToolOutput,
+};
 pub use principal::{OWNER_EVENT, Owner, Principal};
 pub use progress::{Progress, ProgressSink, ProgressUpdate};
 pub use registry::{
@@ -306,7 +309,8 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 /// by `type_name`, that implements [`Tool`] and [`Plugin`]. The type is declared in a hidden
 /// module and imported beside the function, so that it can never silently stand for another. Its definition is computed once. `fn` and `async fn` both work; an `async fn`'s
 /// future must be `Send`. The return type is text — `String`, `&'static str`,
-/// `Cow<'static, str>`, [`ToolOutput`], anything that implements [`IntoToolOutput`] — or data: any
+/// `Cow<'static, str>`, [`ToolOutput`], [`Image`], [`Audio`], [`EmbeddedResource`], anything
+/// that implements [`IntoToolOutput`] — or data: any
 /// other type that implements `Serialize` and `JsonSchema` ([`StructuredOutput`]), whose compact
 /// JSON the model reads and whose schema is the definition's output schema; either in a
 /// `Result<_, E: Display>` or not. Which one is read from how the type is spelled.

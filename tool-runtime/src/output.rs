@@ -26,6 +26,10 @@ pub struct ToolOutput {
     /// was returned and never gets raw bytes. A boxed slice, not a `Vec`: results are moved
     /// often and almost all carry none, so the field stays two words.
     pub images: Box<[Image]>,
+    /// Audio and embedded resources the tool returned beside its text and images, in order.
+    /// Like images, hosts that carry them send them as such (MCP's `audio` and `resource`
+    /// content) and `text` names each one.
+    pub attachments: Box<[Attachment]>,
 }
 
 impl ToolOutput {
@@ -36,6 +40,7 @@ impl ToolOutput {
             is_error: false,
             structured: false,
             images: Box::default(),
+            attachments: Box::default(),
         }
     }
 
@@ -54,6 +59,7 @@ impl ToolOutput {
             is_error: false,
             structured: true,
             images: Box::default(),
+            attachments: Box::default(),
         }
     }
 
@@ -71,6 +77,7 @@ impl ToolOutput {
             is_error: true,
             structured: false,
             images: Box::default(),
+            attachments: Box::default(),
         }
     }
 }
@@ -96,6 +103,33 @@ impl ToolOutput {
         self
     }
 
+    /// The same result with `attachment` (audio, an embedded resource) after what it carries,
+    /// and a line in the text that names it.
+    ///
+    /// ```
+    /// # use tool_runtime::{Audio, EmbeddedResource, ToolOutput};
+    /// let out = ToolOutput::success("Recorded:")
+    ///     .with(Audio::new("audio/wav", vec![0; 44]))
+    ///     .with(EmbeddedResource::text("file:///notes.md", "text/markdown", "# Notes"));
+    /// assert_eq!(
+    ///     out.text,
+    ///     "Recorded:\n[audio: audio/wav, 44 bytes]\n[resource: file:///notes.md, text/markdown, 7 bytes]"
+    /// );
+    /// assert_eq!(out.attachments.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn with(mut self, attachment: impl Into<Attachment>) -> Self {
+        let attachment = attachment.into();
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(&attachment.describe());
+        let mut attachments = std::mem::take(&mut self.attachments).into_vec();
+        attachments.push(attachment);
+        self.attachments = attachments.into_boxed_slice();
+        self
+    }
+
     /// The value a tool returned as data, read from its text; `None` for text results and
     /// errors. The text is compact JSON that serde_json wrote, so it reads back as the same
     /// value (floats included: the workspace's serde_json parses them exactly).
@@ -107,7 +141,7 @@ impl ToolOutput {
         }
     }
 
-    /// The bytes the result carries: its text and its images.
+    /// The bytes the result carries: its text, its images and its attachments.
     pub fn size(&self) -> usize {
         self.text.len()
             + self
@@ -115,6 +149,173 @@ impl ToolOutput {
                 .iter()
                 .map(|image| image.data.len())
                 .sum::<usize>()
+            + self.attachments.iter().map(Attachment::len).sum::<usize>()
+    }
+}
+
+/// What a result may carry beside its text and images: audio, or a resource embedded in it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Attachment {
+    /// Audio ([`Audio`]).
+    Audio(Audio),
+    /// A resource embedded in the result ([`EmbeddedResource`]).
+    Resource(EmbeddedResource),
+}
+
+impl Attachment {
+    /// How many bytes it carries.
+    pub fn len(&self) -> usize {
+        match self {
+            Attachment::Audio(audio) => audio.data.len(),
+            Attachment::Resource(resource) => resource.body.len(),
+        }
+    }
+
+    /// Whether it carries no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How the text of a result names it.
+    fn describe(&self) -> String {
+        match self {
+            Attachment::Audio(audio) => format!(
+                "[audio: {}, {} bytes]",
+                crate::text::neutralize(&audio.mime_type),
+                audio.data.len()
+            ),
+            Attachment::Resource(resource) => format!(
+                "[resource: {}, {}, {} bytes]",
+                crate::text::neutralize(&resource.uri),
+                crate::text::neutralize(&resource.mime_type),
+                resource.body.len()
+            ),
+        }
+    }
+}
+
+impl From<Audio> for Attachment {
+    fn from(audio: Audio) -> Self {
+        Attachment::Audio(audio)
+    }
+}
+
+impl From<EmbeddedResource> for Attachment {
+    fn from(resource: EmbeddedResource) -> Self {
+        Attachment::Resource(resource)
+    }
+}
+
+/// Audio a tool returns: its bytes, and their MIME type (`audio/wav`, `audio/mpeg`, …).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Audio {
+    mime_type: String,
+    data: Vec<u8>,
+}
+
+impl Audio {
+    /// Audio of `mime_type` made of `data`.
+    pub fn new(mime_type: impl Into<String>, data: impl Into<Vec<u8>>) -> Self {
+        Audio {
+            mime_type: mime_type.into(),
+            data: data.into(),
+        }
+    }
+
+    /// The audio's MIME type.
+    pub fn mime_type(&self) -> &str {
+        &self.mime_type
+    }
+
+    /// The audio's bytes.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+impl fmt::Debug for Audio {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Audio")
+            .field("mime_type", &self.mime_type)
+            .field("bytes", &self.data.len())
+            .finish()
+    }
+}
+
+/// A resource a tool returns inside its result (MCP's embedded resource): what it is (its
+/// URI), its MIME type, and its contents, text or bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EmbeddedResource {
+    uri: String,
+    mime_type: String,
+    body: Body,
+}
+
+/// A resource's contents.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Body {
+    /// Text (UTF-8).
+    Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+}
+
+impl Body {
+    /// How many bytes it holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Body::Text(text) => text.len(),
+            Body::Blob(bytes) => bytes.len(),
+        }
+    }
+
+    /// Whether it holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl EmbeddedResource {
+    /// A text resource at `uri`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: mime_type.into(),
+            body: Body::Text(text.into()),
+        }
+    }
+
+    /// A resource of bytes at `uri`.
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        data: impl Into<Vec<u8>>,
+    ) -> Self {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: mime_type.into(),
+            body: Body::Blob(data.into()),
+        }
+    }
+
+    /// The resource's URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The resource's MIME type.
+    pub fn mime_type(&self) -> &str {
+        &self.mime_type
+    }
+
+    /// The resource's contents.
+    pub fn body(&self) -> &Body {
+        &self.body
     }
 }
 
@@ -174,6 +375,18 @@ impl IntoToolOutput for Image {
     }
 }
 
+impl IntoToolOutput for Audio {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success("").with(self)
+    }
+}
+
+impl IntoToolOutput for EmbeddedResource {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::success("").with(self)
+    }
+}
+
 impl fmt::Display for ToolOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
@@ -183,7 +396,8 @@ impl fmt::Display for ToolOutput {
 /// What a `#[tool]` function may return: its value becomes the model-facing [`ToolOutput`].
 ///
 /// Implemented for `String`, `&'static str`, `Cow<'static, str>` and `ToolOutput` (success texts
-/// as they are), [`Image`] (an image, which the text names), `()` ([`DONE`]), and for
+/// as they are), [`Image`], [`Audio`] and [`EmbeddedResource`] (each named by the text), `()`
+/// ([`DONE`]), and for
 /// `Result<T, E>` where `T` is one of those and `E: Display`; an `Err` becomes `Error: ` followed
 /// by the error's `Display`.
 #[diagnostic::on_unimplemented(
@@ -284,6 +498,7 @@ pub fn structured_output<T: StructuredOutput>(value: &T) -> ToolOutput {
             is_error: false,
             structured: true,
             images: Box::default(),
+            attachments: Box::default(),
         },
         Err(error) => ToolOutput::error(format_args!(
             "the tool's result could not be encoded as JSON: {error}"
