@@ -20,6 +20,8 @@ pub const ANTHROPIC_KEY: &str = "sk-ant-test-2b8e6d4f0a1c3957";
 /// The Gemini key the tests' agent runs carry.
 pub const GEMINI_KEY: &str = "AIza-test-gemini-5c7e9a1b3d2f4068";
 
+pub mod conformance;
+
 /// The workspace's root directory.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,128 @@
+//! The fixture tools of the MCP conformance suite (`@modelcontextprotocol/conformance`), written
+//! as an author writes tools: `#[tool]` functions and one runtime-defined tool, served by
+//! `conformance-host mcp --http` (this crate's binary, a [`tool_host::Host`]).
+//!
+//! Each tool is the one a scenario of the suite calls by name, answering as the suite's own
+//! reference server does.
+
+use std::time::Duration;
+
+use tool_runtime::{
+    Audio, DynamicTool, EmbeddedResource, Image, LoadError, Progress, ToolError, ToolOutput, tool,
+};
+
+/// A 1×1 PNG, the suite's test image.
+pub const PIXEL: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\xda\x63\xfc\xcf\xc0\xf0\x1f\x00\x05\x05\x02\x00\x5f\xc8\xf1\xd2\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+/// A WAV of one silent sample, the suite's test audio.
+pub const SILENCE: &[u8] = b"\x52\x49\x46\x46\x26\x00\x00\x00\x57\x41\x56\x45\x66\x6d\x74\x20\x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00\x64\x61\x74\x61\x02\x00\x00\x00";
+
+/// Tests simple text content response
+#[tool(read_only)]
+pub fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Tests image content response
+#[tool(read_only)]
+pub fn test_image_content() -> Image {
+    Image::png(PIXEL)
+}
+
+/// Tests audio content response
+#[tool(read_only)]
+pub fn test_audio_content() -> Audio {
+    Audio::new("audio/wav", SILENCE)
+}
+
+/// Tests embedded resource content response
+#[tool(read_only)]
+pub fn test_embedded_resource() -> EmbeddedResource {
+    EmbeddedResource::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Tests response with multiple content types (text, image, resource)
+#[tool(read_only)]
+pub fn test_multiple_content_types() -> ToolOutput {
+    ToolOutput::success("Multiple content types test:")
+        .with_image(Image::png(PIXEL))
+        .with(EmbeddedResource::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ))
+}
+
+/// Tests tool that reports progress notifications
+#[tool(read_only)]
+pub async fn test_tool_with_progress(progress: Progress) -> &'static str {
+    for step in [0, 50, 100] {
+        progress.report(step, 100, format!("Completed step {step} of 100"));
+        if step < 100 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    "Progress reported: 0, 50 and 100 of 100"
+}
+
+/// Tests error response handling
+#[tool(read_only)]
+pub fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// The input schema of `json_schema_2020_12_tool`: JSON Schema 2020-12 keywords (`$schema`,
+/// `$defs` with an `$anchor`, `$ref`, `allOf`/`anyOf`, `if`/`then`/`else`,
+/// `additionalProperties`) that must reach `tools/list` as written.
+pub fn json_schema_2020_12() -> serde_json::Value {
+    serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {
+                    "street": {"type": "string"},
+                    "city": {"type": "string"}
+                }
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {
+            "properties": {"contactMethod": {"const": "phone"}},
+            "required": ["contactMethod"]
+        },
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    })
+}
+
+/// `json_schema_2020_12_tool`, defined at run time from [`json_schema_2020_12`]: it answers
+/// with the arguments it was given. The runtime's checker enforces neither `if`/`then`/`else`
+/// nor `$ref`, so the schema is shown as written and left unenforced
+/// ([`DynamicTool`]'s `unchecked`), beyond the arguments being an object.
+pub fn json_schema_2020_12_tool() -> Result<DynamicTool, LoadError> {
+    DynamicTool::builder(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        json_schema_2020_12(),
+    )
+    .source("conformance-host")
+    .unchecked()
+    .handler(|_, args: serde_json::Value| ToolOutput::structured(args))
+}

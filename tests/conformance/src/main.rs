@@ -1,0 +1,27 @@
+//! `conformance-host`: the conformance suite's fixture tools behind the framework's host
+//! command line (`conformance-host mcp --http 127.0.0.1:0`).
+
+use std::process::ExitCode;
+
+use conformance_host::*;
+
+fn main() -> ExitCode {
+    let dynamic = match json_schema_2020_12_tool() {
+        Ok(tool) => tool,
+        Err(error) => {
+            eprintln!("conformance-host: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tool_host::Host::new("conformance-host")
+        .about("The MCP conformance suite's fixture tools, served by the framework.")
+        .plugin::<TestSimpleText>()
+        .plugin::<TestImageContent>()
+        .plugin::<TestAudioContent>()
+        .plugin::<TestEmbeddedResource>()
+        .plugin::<TestMultipleContentTypes>()
+        .plugin::<TestToolWithProgress>()
+        .plugin::<TestErrorHandling>()
+        .tool(dynamic)
+        .main()
+}

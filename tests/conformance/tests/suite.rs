@@ -1,0 +1,65 @@
+//! `conformance-host mcp --http` judged by the official MCP conformance suite, in both protocol
+//! eras: every scenario whose fixtures it serves passes every check.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use test_support::conformance;
+
+/// The scenarios of the fixtures this host serves, beside those of any server (its lifecycle,
+/// ping, the listing, the streams, the headers, DNS-rebinding protection).
+const SERVED: &[&str] = &[
+    "server-initialize",
+    "server-session-lifecycle",
+    "ping",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+    "http-header-validation",
+];
+
+#[test]
+fn the_conformance_suite_passes_the_fixture_host_on_every_scenario_it_serves() {
+    let dir = std::env::temp_dir().join(format!("conformance-host-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-host"))
+        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let url = line
+        .split("serving ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    let runs = [
+        ("fixtures-2026-07-28", &["--requirements", "2026-07-28"][..]),
+        ("fixtures-2025-11-25", &["--requirements", "2025-11-25"][..]),
+        ("fixtures-all", &["--suite", "all"][..]),
+    ];
+    let mut results = Vec::new();
+    for (name, args) in runs {
+        let run = conformance::server(&url, args);
+        results.push((name, run));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, run) in &results {
+        conformance::hold(name, run, SERVED);
+    }
+}
