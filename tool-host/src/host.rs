@@ -38,7 +38,8 @@ pub struct Host {
     dialects: Vec<Dialect>,
 }
 
-/// One step of building the host's context: a service, a plugin, or a tool value.
+/// One step of building the host's context: a service, a plugin, or a value (a tool, a
+/// resource, a prompt).
 enum Setup {
     Provide(Box<dyn FnOnce(&mut Ctx)>),
     Plugin(fn(&mut Ctx) -> Result<(), LoadError>),
@@ -101,6 +102,35 @@ impl Host {
     pub fn tool(mut self, tool: impl tool_runtime::Tool) -> Self {
         self.setup
             .push(Setup::Tool(Box::new(move |ctx| ctx.tool(tool).map(drop))));
+        self
+    }
+
+    /// Serves a resource beside the tools (MCP's `resources/list` and `resources/read`); a
+    /// second at one URI stops the host when it loads.
+    #[must_use]
+    pub fn resource(mut self, resource: tool_runtime::Resource) -> Self {
+        self.setup.push(Setup::Tool(Box::new(move |ctx| {
+            ctx.resources.add(resource).map(drop)
+        })));
+        self
+    }
+
+    /// Serves the resources a URI template matches (MCP's `resources/templates/list`).
+    #[must_use]
+    pub fn resource_template(mut self, template: tool_runtime::ResourceTemplate) -> Self {
+        self.setup.push(Setup::Tool(Box::new(move |ctx| {
+            ctx.resources.add_template(template).map(drop)
+        })));
+        self
+    }
+
+    /// Offers a prompt (MCP's `prompts/list`, `prompts/get` and the completion of its
+    /// arguments); a second of one name stops the host when it loads.
+    #[must_use]
+    pub fn prompt(mut self, prompt: tool_runtime::Prompt) -> Self {
+        self.setup.push(Setup::Tool(Box::new(move |ctx| {
+            ctx.prompts.add(prompt).map(drop)
+        })));
         self
     }
 

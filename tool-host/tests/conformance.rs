@@ -8,7 +8,8 @@ use http::HttpServer;
 use test_support::conformance;
 
 /// The scenarios a server of todo_write alone serves: the lifecycle of each era, ping, the
-/// listing, the SSE streams, the headers of the stateless era and DNS-rebinding protection.
+/// listing, the SSE streams, the headers of the stateless era, DNS-rebinding protection, and
+/// the answer to a read of a resource that does not exist.
 const SERVED: &[&str] = &[
     "server-initialize",
     "server-session-lifecycle",
@@ -17,6 +18,7 @@ const SERVED: &[&str] = &[
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
     "http-header-validation",
+    "sep-2164-resource-not-found",
 ];
 
 #[test]

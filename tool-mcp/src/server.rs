@@ -7,8 +7,10 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use base64::Engine as _;
 use base64::prelude::BASE64_STANDARD;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::Peer;
@@ -124,9 +126,84 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new(self.name.to_string(), self.version.to_string()),
-        )
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        // Resources, prompts and their completions are served when the host has some.
+        if !self.ctx.resources.is_empty() {
+            capabilities.resources = Some(Default::default());
+        }
+        if !self.ctx.prompts.is_empty() {
+            capabilities.prompts = Some(Default::default());
+            capabilities.completions = Some(Default::default());
+        }
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.name.to_string(),
+            self.version.to_string(),
+        ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.serves_resources()?;
+        Ok(crate::catalog::resources(&self.ctx))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.serves_resources()?;
+        Ok(crate::catalog::templates(&self.ctx))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        // A URI no resource is at is the same answer with or without resources (SEP-2164).
+        let ctx = Arc::clone(&self.ctx);
+        let read = tokio::task::spawn_blocking(move || crate::catalog::read(&ctx, &request.uri))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(read?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.serves_prompts()?;
+        Ok(crate::catalog::prompts(&self.ctx))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.serves_prompts()?;
+        let ctx = Arc::clone(&self.ctx);
+        let got = tokio::task::spawn_blocking(move || crate::catalog::get(&ctx, &request))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(got?.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.serves_prompts()?;
+        let ctx = Arc::clone(&self.ctx);
+        tokio::task::spawn_blocking(move || crate::catalog::complete(&ctx, &request))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
     }
 
     async fn list_tools(
@@ -172,6 +249,28 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
+    /// `-32601` unless the host serves resources.
+    fn serves_resources(&self) -> Result<(), ErrorData> {
+        if self.ctx.resources.is_empty() {
+            Err(ErrorData::method_not_found::<
+                rmcp::model::ListResourcesRequestMethod,
+            >())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `-32601` unless the host offers prompts.
+    fn serves_prompts(&self) -> Result<(), ErrorData> {
+        if self.ctx.prompts.is_empty() {
+            Err(ErrorData::method_not_found::<
+                rmcp::model::ListPromptsRequestMethod,
+            >())
+        } else {
+            Ok(())
+        }
+    }
+
     /// The span of one `tools/call` served (OpenTelemetry's MCP conventions): a child of the
     /// caller's when the request carries its trace context.
     fn call_span(
@@ -304,7 +403,7 @@ impl McpServer {
         content.extend(output.images.iter().map(|image| {
             ContentBlock::image(BASE64_STANDARD.encode(image.data()), image.mime_type())
         }));
-        content.extend(output.attachments.iter().filter_map(attachment_block));
+        content.extend(output.attachments.iter().map(attachment_block));
         let mut result = if output.is_error {
             CallToolResult::error(content)
         } else {
@@ -497,31 +596,14 @@ impl ProgressForwarder {
     }
 }
 
-/// An attachment of a result as MCP content (`None` for a kind MCP has no part for).
-fn attachment_block(attachment: &tool_runtime::Attachment) -> Option<ContentBlock> {
-    use rmcp::model::ResourceContents;
-    use tool_runtime::{Attachment, Body};
-    Some(match attachment {
-        Attachment::Audio(audio) => {
+/// An attachment of a result as MCP content.
+fn attachment_block(attachment: &tool_runtime::Attachment) -> ContentBlock {
+    match attachment {
+        tool_runtime::Attachment::Audio(audio) => {
             ContentBlock::audio(BASE64_STANDARD.encode(audio.data()), audio.mime_type())
         }
-        Attachment::Resource(resource) => {
-            let contents = match resource.body() {
-                Body::Text(text) => ResourceContents::TextResourceContents {
-                    uri: resource.uri().to_owned(),
-                    mime_type: Some(resource.mime_type().to_owned()),
-                    text: text.clone(),
-                    meta: None,
-                },
-                Body::Blob(data) => ResourceContents::BlobResourceContents {
-                    uri: resource.uri().to_owned(),
-                    mime_type: Some(resource.mime_type().to_owned()),
-                    blob: BASE64_STANDARD.encode(data),
-                    meta: None,
-                },
-            };
-            ContentBlock::resource(contents)
+        tool_runtime::Attachment::Resource(resource) => {
+            ContentBlock::resource(crate::catalog::contents_of(resource))
         }
-        _ => return None,
-    })
+    }
 }

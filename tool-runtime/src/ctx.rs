@@ -4,7 +4,9 @@ use std::any::TypeId;
 use std::sync::Arc;
 
 use crate::error::LoadError;
+use crate::prompt::Prompts;
 use crate::registry::ToolRegistry;
+use crate::resource::Resources;
 use crate::service::{Service, ServiceKey};
 use crate::session::SessionHub;
 
@@ -31,6 +33,10 @@ pub struct Ctx {
     pub tools: ToolRegistry,
     /// The host's agent sessions, and one event stream over all of them.
     pub sessions: SessionHub,
+    /// The resources the host serves beside its tools (MCP's `resources/*`).
+    pub resources: Resources,
+    /// The prompts the host offers (MCP's `prompts/*`).
+    pub prompts: Prompts,
 }
 
 impl Ctx {

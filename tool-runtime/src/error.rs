@@ -75,6 +75,12 @@ pub enum LoadError {
         /// Where the second came from.
         again: String,
     },
+    /// A resource at this URI (or a template of this pattern) is loaded already.
+    #[error("a resource at `{0}` is already loaded; another cannot be")]
+    DuplicateResource(String),
+    /// A prompt of this name is loaded already.
+    #[error("a prompt named `{0}` is already loaded; another cannot be")]
+    DuplicatePrompt(String),
     /// The tool cannot be expressed in a dialect the host requires
     /// ([`ToolRegistry::require_dialects`](crate::ToolRegistry::require_dialects)).
     #[error(transparent)]

@@ -122,7 +122,9 @@ pub mod hook;
 mod output;
 mod principal;
 mod progress;
+mod prompt;
 mod refusal;
+mod resource;
 mod tool;
 // Agents and the tools defined at run time.
 mod agent;
@@ -152,9 +154,13 @@ pub use output::{
 };
 pub use principal::{OWNER_EVENT, Owner, Principal};
 pub use progress::{Progress, ProgressSink, ProgressUpdate};
+pub use prompt::{
+    Prompt, PromptArgument, PromptContent, PromptError, PromptMessage, Prompts, Role,
+};
 pub use registry::{
     DEFAULT_MAX_ARGS_BYTES, DEFAULT_MAX_PARALLEL, DEFAULT_MAX_RESULT_BYTES, ToolRegistry,
 };
+pub use resource::{About, ReadError, Resource, ResourceTemplate, Resources};
 pub use service::{Service, ServiceKey};
 pub use tool::{Invocation, Tool};
 pub use tool_schema::{Annotations, Concurrency, Definition, Dialect, DialectError};

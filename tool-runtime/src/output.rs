@@ -155,7 +155,6 @@ impl ToolOutput {
 
 /// What a result may carry beside its text and images: audio, or a resource embedded in it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Attachment {
     /// Audio ([`Audio`]).
     Audio(Audio),

@@ -8,7 +8,8 @@
 use std::time::Duration;
 
 use tool_runtime::{
-    Audio, DynamicTool, EmbeddedResource, Image, LoadError, Progress, ToolError, ToolOutput, tool,
+    Audio, DynamicTool, EmbeddedResource, Image, LoadError, Progress, Prompt, PromptMessage,
+    Resource, ResourceTemplate, ToolError, ToolOutput, tool,
 };
 
 /// A 1×1 PNG, the suite's test image.
@@ -125,4 +126,92 @@ pub fn json_schema_2020_12_tool() -> Result<DynamicTool, LoadError> {
     .source("conformance-host")
     .unchecked()
     .handler(|_, args: serde_json::Value| ToolOutput::structured(args))
+}
+
+/// The suite's resources: a text, a PNG, and JSON at each URI of a template.
+pub fn resources() -> (Vec<Resource>, Vec<ResourceTemplate>) {
+    let fixed = vec![
+        Resource::text(
+            "test://static-text",
+            "static-text",
+            "text/plain",
+            "This is the content of the static text resource.",
+        )
+        .title("Static Text Resource")
+        .description("A static text resource for testing"),
+        Resource::blob("test://static-binary", "static-binary", "image/png", PIXEL)
+            .title("Static Binary Resource")
+            .description("A static binary resource (image) for testing"),
+    ];
+    let templates = vec![
+        ResourceTemplate::new("test://template/{id}/data", "template", |uri, vars| {
+            let id = &vars["id"];
+            let data = serde_json::json!({
+                "id": id,
+                "templateTest": true,
+                "data": format!("Data for ID: {id}"),
+            });
+            Ok(vec![EmbeddedResource::text(
+                uri,
+                "application/json",
+                data.to_string(),
+            )])
+        })
+        .title("Resource Template")
+        .description("A resource template with parameter substitution")
+        .mime_type("application/json"),
+    ];
+    (fixed, templates)
+}
+
+/// The suite's prompts: one of text, one with arguments, one embedding a resource, one with
+/// an image.
+pub fn prompts() -> Vec<Prompt> {
+    vec![
+        Prompt::new("test_simple_prompt", |_| {
+            Ok(vec![PromptMessage::user(
+                "This is a simple prompt for testing.",
+            )])
+        })
+        .title("Simple Test Prompt")
+        .description("A simple prompt without arguments"),
+        Prompt::new("test_prompt_with_arguments", |args| {
+            Ok(vec![PromptMessage::user(format!(
+                "Prompt with arguments: arg1='{}', arg2='{}'",
+                args["arg1"], args["arg2"]
+            ))])
+        })
+        .title("Prompt With Arguments")
+        .description("A prompt with required arguments")
+        .argument("arg1", "First test argument", true)
+        .argument("arg2", "Second test argument", true)
+        .completing("arg1", |typed| {
+            ["paris", "park", "party"]
+                .into_iter()
+                .filter(|value| value.starts_with(typed))
+                .map(str::to_owned)
+                .collect()
+        }),
+        Prompt::new("test_prompt_with_embedded_resource", |args| {
+            Ok(vec![
+                PromptMessage::user(EmbeddedResource::text(
+                    args["resourceUri"].as_str(),
+                    "text/plain",
+                    "Embedded resource content for testing.",
+                )),
+                PromptMessage::user("Please process the embedded resource above."),
+            ])
+        })
+        .title("Prompt With Embedded Resource")
+        .description("A prompt that includes an embedded resource")
+        .argument("resourceUri", "URI of the resource to embed", true),
+        Prompt::new("test_prompt_with_image", |_| {
+            Ok(vec![
+                PromptMessage::user(Image::png(PIXEL)),
+                PromptMessage::user("Please analyze the image above."),
+            ])
+        })
+        .title("Prompt With Image")
+        .description("A prompt that includes image content"),
+    ]
 }

@@ -13,7 +13,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    tool_host::Host::new("conformance-host")
+    let (fixed, templates) = resources();
+    let mut host = tool_host::Host::new("conformance-host")
         .about("The MCP conformance suite's fixture tools, served by the framework.")
         .plugin::<TestSimpleText>()
         .plugin::<TestImageContent>()
@@ -22,6 +23,15 @@ fn main() -> ExitCode {
         .plugin::<TestMultipleContentTypes>()
         .plugin::<TestToolWithProgress>()
         .plugin::<TestErrorHandling>()
-        .tool(dynamic)
-        .main()
+        .tool(dynamic);
+    for resource in fixed {
+        host = host.resource(resource);
+    }
+    for template in templates {
+        host = host.resource_template(template);
+    }
+    for prompt in prompts() {
+        host = host.prompt(prompt);
+    }
+    host.main()
 }

@@ -6,8 +6,9 @@ use std::process::{Command, Stdio};
 
 use test_support::conformance;
 
-/// The scenarios of the fixtures this host serves, beside those of any server (its lifecycle,
-/// ping, the listing, the streams, the headers, DNS-rebinding protection).
+/// The scenarios of the fixtures this host serves (tools of every content kind, resources and
+/// templates, prompts and their completions, caching hints), beside those of any server (its
+/// lifecycle, ping, the listing, the streams, the headers, DNS-rebinding protection).
 const SERVED: &[&str] = &[
     "server-initialize",
     "server-session-lifecycle",
@@ -23,6 +24,18 @@ const SERVED: &[&str] = &[
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
     "http-header-validation",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "sep-2164-resource-not-found",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
+    "caching",
 ];
 
 #[test]
