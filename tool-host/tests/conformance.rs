@@ -18,6 +18,7 @@ const SERVED: &[&str] = &[
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
     "http-header-validation",
+    "logging-set-level",
     "sep-2164-resource-not-found",
 ];
 

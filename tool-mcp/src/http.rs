@@ -243,8 +243,11 @@ impl McpServer {
         manager.session_config.keep_alive = Some(IDLE_SESSION);
         let calls = self.calls.clone();
         let factory = self.clone();
-        let service =
-            StreamableHttpService::new(move || Ok(factory.clone()), Arc::new(manager), config);
+        let service = StreamableHttpService::new(
+            move || Ok(factory.for_session()),
+            Arc::new(manager),
+            config,
+        );
         let front_state = Arc::new(Front {
             max_body,
             max_args_bytes,

@@ -40,6 +40,7 @@ mod error;
 mod front;
 #[cfg(feature = "http")]
 mod lock;
+mod logging;
 mod order;
 #[cfg(feature = "otel")]
 mod otel;

@@ -10,10 +10,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
-use rmcp::service::Peer;
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use tool_runtime::{Agent, Cancel, Ctx, Dialect, Exec, ProgressUpdate};
@@ -30,6 +29,9 @@ pub struct McpServer {
     pub(crate) name: Arc<str>,
     pub(crate) version: Arc<str>,
     pub(crate) calls: Calls,
+    /// The least severe level of the messages tools log that the client hears (`logging/setLevel`;
+    /// every level until it sets one): the connection's, or over HTTP the MCP session's.
+    pub(crate) log_level: Arc<std::sync::atomic::AtomicU8>,
 }
 
 /// Whose calls a server runs.
@@ -74,6 +76,7 @@ impl McpServer {
             name: "toolhost".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             calls: Calls::default(),
+            log_level: Arc::default(),
         })
     }
 
@@ -91,6 +94,15 @@ impl McpServer {
     pub fn with_version(mut self, version: &str) -> Self {
         self.version = version.into();
         self
+    }
+
+    /// The same server for another MCP session: its own level of logging.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn for_session(&self) -> Self {
+        McpServer {
+            log_level: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// Serves the connection on this process's standard input and output until the client
@@ -127,6 +139,7 @@ impl McpServer {
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        crate::logging::enable(&mut capabilities);
         // Resources, prompts and their completions are served when the host has some.
         if !self.ctx.resources.is_empty() {
             capabilities.resources = Some(Default::default());
@@ -139,6 +152,16 @@ impl ServerHandler for McpServer {
             self.name.to_string(),
             self.version.to_string(),
         ))
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        crate::logging::set(&self.log_level, &request);
+        Ok(())
     }
 
     async fn list_resources(
@@ -364,10 +387,28 @@ impl McpServer {
         {
             exec = exec.with_principal(principal.clone());
         }
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| ProgressForwarder::start(&mut exec, token, context.peer.clone()));
+        let progress = context.meta.get_progress_token().map(|token| {
+            let peer = context.peer.clone();
+            let (forwarder, send) = Forwarder::start(move |update: ProgressUpdate| {
+                let mut param = ProgressNotificationParam::new(token.clone(), update.done);
+                if let Some(total) = update.total {
+                    param = param.with_total(total);
+                }
+                if let Some(message) = update.message {
+                    param = param.with_message(message);
+                }
+                let peer = peer.clone();
+                async move { peer.notify_progress(param).await.is_ok() }
+            });
+            exec = std::mem::take(&mut exec).with_progress(move |update| {
+                let _ = send.try_send(update);
+            });
+            forwarder
+        });
+        // What the tool logs goes to the client as `notifications/message`, from the level it
+        // asked for up, named by the tool.
+        let logged =
+            crate::logging::forward(&mut exec, context.peer.clone(), Arc::clone(&self.log_level));
         let output = {
             let call = self.ctx.tools.call(&request.name, &exec, &args);
             let mut call = std::pin::pin!(call);
@@ -392,6 +433,7 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
+        logged.finish().await;
         // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
         // JSON text, for clients without structured results.
         let structured = match (output.data(), self.ctx.tools.get(&request.name)) {
@@ -534,50 +576,41 @@ fn take_raw_call(context: &mut RequestContext<RoleServer>) -> Option<RawCall> {
     None
 }
 
-/// Sends a call's progress reports to the client that asked for them (with a `progressToken`),
-/// as `notifications/progress`, in the order reported and before the call's result.
+/// Forwards what a call sends while it runs (its progress reports, its log messages) to the
+/// client, in order, until the call has answered: then what it sent before is forwarded, and
+/// nothing after (a blocking tool cut at its deadline may go on, unheard).
 ///
-/// Reports wait in a queue of [`ProgressForwarder::QUEUE`]; a tool that reports faster than the
-/// client reads loses the reports that find it full, never its own pace.
-struct ProgressForwarder {
+/// Messages wait in a queue of [`Forwarder::QUEUE`]; a tool that sends faster than the client
+/// reads loses the messages that find it full, never its own pace.
+pub(crate) struct Forwarder {
     finished: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<()>,
 }
 
-impl ProgressForwarder {
+impl Forwarder {
     const QUEUE: usize = 64;
 
-    /// Starts forwarding the reports of the call `exec` is for.
-    fn start(exec: &mut Exec, token: ProgressToken, peer: Peer<RoleServer>) -> Self {
-        let (send, mut receive) = tokio::sync::mpsc::channel::<ProgressUpdate>(Self::QUEUE);
-        *exec = std::mem::take(exec).with_progress(move |update| {
-            let _ = send.try_send(update);
-        });
+    /// Starts forwarding with `notify` (which says whether the client could be told); what the
+    /// call sends goes into the queue it returns.
+    pub(crate) fn start<T, F, Sent>(notify: F) -> (Self, tokio::sync::mpsc::Sender<T>)
+    where
+        T: Send + 'static,
+        F: Fn(T) -> Sent + Send + 'static,
+        Sent: std::future::Future<Output = bool> + Send,
+    {
+        let (send, mut receive) = tokio::sync::mpsc::channel::<T>(Self::QUEUE);
         let (finished, mut finished_rx) = tokio::sync::oneshot::channel();
-        let notify = move |update: ProgressUpdate| {
-            let mut param = ProgressNotificationParam::new(token.clone(), update.done);
-            if let Some(total) = update.total {
-                param = param.with_total(total);
-            }
-            if let Some(message) = update.message {
-                param = param.with_message(message);
-            }
-            let peer = peer.clone();
-            async move { peer.notify_progress(param).await.is_ok() }
-        };
         let task = tokio::spawn(async move {
             loop {
                 tokio::select! {
                     biased;
-                    update = receive.recv() => match update {
-                        Some(update) => if !notify(update).await { return },
+                    sent = receive.recv() => match sent {
+                        Some(sent) => if !notify(sent).await { return },
                         None => return,
                     },
                     _ = &mut finished_rx => {
-                        // The call has answered: what it reported before is sent, then no more
-                        // (a blocking tool cut at its deadline may report on, unheard).
-                        while let Ok(update) = receive.try_recv() {
-                            if !notify(update).await {
+                        while let Ok(sent) = receive.try_recv() {
+                            if !notify(sent).await {
                                 return;
                             }
                         }
@@ -586,11 +619,11 @@ impl ProgressForwarder {
                 }
             }
         });
-        ProgressForwarder { finished, task }
+        (Forwarder { finished, task }, send)
     }
 
-    /// Sends what the call reported, then stops.
-    async fn finish(self) {
+    /// Forwards what the call sent, then stops.
+    pub(crate) async fn finish(self) {
         let _ = self.finished.send(());
         let _ = self.task.await;
     }

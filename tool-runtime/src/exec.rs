@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::agent::Agent;
 use crate::cancel::Cancel;
+use crate::logger::{LogMessage, LogSink};
 use crate::principal::Principal;
 use crate::progress::{ProgressSink, ProgressUpdate};
 
@@ -33,6 +34,8 @@ pub struct Exec {
     pub cancel: Cancel,
     /// Who hears the progress a tool reports (see [`Progress`](crate::Progress)), if anyone.
     pub progress: Option<ProgressSink>,
+    /// Who hears the messages its tool logs (see [`Logger`](crate::Logger)), if anyone.
+    pub log: Option<LogSink>,
     /// Who made the call, when the host checked it; the local user when not (see
     /// [`Exec::principal`]).
     pub principal: Option<Principal>,
@@ -85,6 +88,13 @@ impl Exec {
         self.progress = Some(Arc::new(sink));
         self
     }
+
+    /// The same context, with the messages its tool logs going to `sink`.
+    #[must_use]
+    pub fn with_log(mut self, sink: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
+        self.log = Some(Arc::new(sink));
+        self
+    }
 }
 
 impl fmt::Debug for Exec {
@@ -94,6 +104,7 @@ impl fmt::Debug for Exec {
             .field("call_id", &self.call_id)
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
+            .field("log", &self.log.is_some())
             .field("principal", &self.principal.as_ref().map(|p| &p.subject))
             .finish()
     }

@@ -3,6 +3,7 @@
 use crate::agent::Agent;
 use crate::cancel::Cancel;
 use crate::exec::Exec;
+use crate::logger::Logger;
 use crate::output::ToolOutput;
 use crate::principal::Principal;
 use crate::progress::Progress;
@@ -14,7 +15,7 @@ use crate::tool::Invocation;
 /// model's arguments, and never appears in the schema.
 ///
 /// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
-/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress),
+/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress), `Logger` (where it logs),
 /// `Principal` (who made the call),
 /// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
 /// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
@@ -25,7 +26,7 @@ use crate::tool::Invocation;
 /// needs from its host is a [`Service<T>`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter of a #[tool] function",
-    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
+    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Logger`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized + sealed::Sealed {
     /// Whether a call cannot resolve the parameter without an owning agent (`Agent`): the
@@ -59,6 +60,16 @@ impl<'a> FromCall<'a> for Progress {
     fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
         Ok(Progress::new(
             call.exec.progress.as_ref(),
+            call.tool,
+            call.exec.call_id.as_deref(),
+        ))
+    }
+}
+
+impl<'a> FromCall<'a> for Logger {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(Logger::new(
+            call.exec.log.as_ref(),
             call.tool,
             call.exec.call_id.as_deref(),
         ))
@@ -100,6 +111,7 @@ mod sealed {
     use crate::agent::Agent;
     use crate::cancel::Cancel;
     use crate::exec::Exec;
+    use crate::logger::Logger;
     use crate::principal::Principal;
     use crate::progress::Progress;
     use crate::service::Service;
@@ -111,6 +123,7 @@ mod sealed {
     impl Sealed for Agent {}
     impl Sealed for Cancel {}
     impl Sealed for Progress {}
+    impl Sealed for Logger {}
     impl Sealed for Principal {}
     impl Sealed for Option<Agent> {}
     impl<T: ?Sized> Sealed for Service<T> {}

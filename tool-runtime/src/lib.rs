@@ -119,6 +119,7 @@ mod exec;
 mod from_call;
 mod future;
 pub mod hook;
+mod logger;
 mod output;
 mod principal;
 mod progress;
@@ -148,6 +149,7 @@ pub use error::{LoadError, ToolError};
 pub use exec::Exec;
 pub use from_call::FromCall;
 pub use future::ToolFuture;
+pub use logger::{LogLevel, LogMessage, LogSink, Logger};
 pub use output::{
     Attachment, Audio, Body, DONE, EmbeddedResource, Image, IntoToolOutput, StructuredOutput,
     ToolOutput,
@@ -202,8 +204,8 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 /// definition says it needs one, [`Definition::requires_agent`], so a host serving a call that
 /// names no session can begin one for it),
 /// `Option<Agent>`, [`Cancel`] (the call's cancellation), [`Progress`] (where it reports how far
-/// it is), [`Principal`] (who called: the checked caller of an HTTP endpoint, else the local
-/// user), `Service<T>` (a host service, which the tool's plugin then injects) and
+/// it is), [`Logger`] (where it logs, for the host to pass on), [`Principal`] (who called: the
+/// checked caller of an HTTP endpoint, else the local user), `Service<T>` (a host service, which the tool's plugin then injects) and
 /// `Option<Service<T>>` (a host service the tool can do without). They are recognized by how they
 /// are spelled, so a type alias of one is read as a model argument and
 /// refused at compile time.

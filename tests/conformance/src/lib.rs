@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use tool_runtime::{
-    Audio, DynamicTool, EmbeddedResource, Image, LoadError, Progress, Prompt, PromptMessage,
-    Resource, ResourceTemplate, ToolError, ToolOutput, tool,
+    Audio, DynamicTool, EmbeddedResource, Image, LoadError, Logger, Progress, Prompt,
+    PromptMessage, Resource, ResourceTemplate, ToolError, ToolOutput, tool,
 };
 
 /// A 1×1 PNG, the suite's test image.
@@ -68,6 +68,25 @@ pub async fn test_tool_with_progress(progress: Progress) -> &'static str {
         }
     }
     "Progress reported: 0, 50 and 100 of 100"
+}
+
+/// Tests tool that emits log messages during execution
+#[tool(read_only)]
+pub async fn test_tool_with_logging(log: Logger) -> &'static str {
+    for (step, message) in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if step > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        log.info(message);
+    }
+    "Tool with logging executed successfully"
 }
 
 /// Tests error response handling

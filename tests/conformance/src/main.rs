@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         .plugin::<TestEmbeddedResource>()
         .plugin::<TestMultipleContentTypes>()
         .plugin::<TestToolWithProgress>()
+        .plugin::<TestToolWithLogging>()
         .plugin::<TestErrorHandling>()
         .tool(dynamic);
     for resource in fixed {

@@ -24,6 +24,8 @@ const SERVED: &[&str] = &[
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
     "http-header-validation",
+    "tools-call-with-logging",
+    "logging-set-level",
     "resources-list",
     "resources-read-text",
     "resources-read-binary",
