@@ -73,8 +73,13 @@ impl Run {
 ///
 /// When the suite cannot run.
 pub fn listed(args: &[&str]) -> Vec<String> {
+    listed_as("--server", args)
+}
+
+/// The scenarios of role `role` (`--server`, `--client`) a run of `args` runs.
+fn listed_as(role: &str, args: &[&str]) -> Vec<String> {
     let mut command = Command::new(node());
-    command.arg(installed()).args(["list", "--server"]);
+    command.arg(installed()).args(["list", role]);
     if let Some(at) = args.iter().position(|arg| *arg == "--requirements") {
         command.args(&args[at..=at + 1]);
     }
@@ -105,16 +110,32 @@ fn installed() -> PathBuf {
 ///
 /// When the suite cannot run or reports no scenario.
 pub fn server(url: &str, args: &[&str]) -> Run {
+    run("--server", &["server", "--url", url], args)
+}
+
+/// `conformance client --command COMMAND ARGS…`: the suite starts `COMMAND URL` against a
+/// server of its own for each scenario.
+///
+/// # Panics
+///
+/// When the suite cannot run or reports no scenario.
+pub fn client(command: &Path, args: &[&str]) -> Run {
+    let command = command.to_str().expect("the client's path is UTF-8");
+    run("--client", &["client", "--command", command], args)
+}
+
+fn run(role: &str, what: &[&str], args: &[&str]) -> Run {
     let suite = installed();
-    let listed = listed(args);
+    let listed = listed_as(role, args);
     let scratch = std::env::temp_dir().join(format!(
-        "mcp-conformance-{}-{}",
+        "mcp-conformance-{}-{}{}",
         std::process::id(),
+        &what[0],
         args.join("-").replace(['/', ' '], "_")
     ));
     let output = Command::new(node())
         .arg(&suite)
-        .args(["server", "--url", url])
+        .args(what)
         .args(args)
         .arg("--output-dir")
         .arg(&scratch)
