@@ -307,6 +307,12 @@ fn static_tokens_come_from_a_file_and_nothing_else_gets_in() {
         metadata.get("authorization_servers").is_none(),
         "{metadata}"
     );
+    // No `--auth-scope`: the scopes named are the ones the tools ask for.
+    assert_eq!(
+        metadata["scopes_supported"],
+        serde_json::json!(["todos:write"]),
+        "{metadata}"
+    );
     let (status, stderr) = server.stop();
     assert!(status.success(), "{stderr}");
     assert!(!stderr.contains("secret-token"), "{stderr}");

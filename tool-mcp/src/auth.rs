@@ -87,7 +87,8 @@ pub struct AuthOptions {
     /// The resource's public URL (what clients reach, behind a proxy); by default the address
     /// served and the endpoint's path.
     pub resource: Option<String>,
-    /// The scopes the resource knows, as its metadata says.
+    /// The scopes the resource knows, as its metadata says (`scopes_supported`), beside those
+    /// its tools ask for, which the server adds.
     pub scopes: Vec<String>,
 }
 

@@ -209,7 +209,15 @@ impl McpServer {
         let local = listener.local_addr()?;
         options.may_serve(local)?;
         let auth = if options.auth.enabled() {
-            let auth_options = options.auth.clone();
+            let mut auth_options = options.auth.clone();
+            // The scopes the metadata names: those given, then every one a tool asks for.
+            for definition in self.ctx.tools.definitions() {
+                for scope in definition.scopes() {
+                    if !auth_options.scopes.iter().any(|known| known == scope) {
+                        auth_options.scopes.push(scope.to_owned());
+                    }
+                }
+            }
             let resource = format!("http://{local}{}", options.path);
             let built = tokio::task::spawn_blocking(move || Auth::new(&auth_options, resource))
                 .await
