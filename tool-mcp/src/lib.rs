@@ -36,6 +36,7 @@
 
 mod catalog;
 mod error;
+mod forward;
 #[cfg(feature = "http")]
 mod front;
 #[cfg(feature = "http")]

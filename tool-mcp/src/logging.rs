@@ -14,7 +14,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer};
 use tool_runtime::{Exec, LogLevel, LogMessage};
 
-use crate::server::Forwarder;
+use crate::forward::Forwarder;
 
 /// Says in the capabilities that the server logs.
 pub(crate) fn enable(capabilities: &mut ServerCapabilities) {

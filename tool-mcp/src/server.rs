@@ -389,17 +389,18 @@ impl McpServer {
         }
         let progress = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
-            let (forwarder, send) = Forwarder::start(move |update: ProgressUpdate| {
-                let mut param = ProgressNotificationParam::new(token.clone(), update.done);
-                if let Some(total) = update.total {
-                    param = param.with_total(total);
-                }
-                if let Some(message) = update.message {
-                    param = param.with_message(message);
-                }
-                let peer = peer.clone();
-                async move { peer.notify_progress(param).await.is_ok() }
-            });
+            let (forwarder, send) =
+                crate::forward::Forwarder::start(move |update: ProgressUpdate| {
+                    let mut param = ProgressNotificationParam::new(token.clone(), update.done);
+                    if let Some(total) = update.total {
+                        param = param.with_total(total);
+                    }
+                    if let Some(message) = update.message {
+                        param = param.with_message(message);
+                    }
+                    let peer = peer.clone();
+                    async move { peer.notify_progress(param).await.is_ok() }
+                });
             exec = std::mem::take(&mut exec).with_progress(move |update| {
                 let _ = send.try_send(update);
             });
@@ -574,59 +575,6 @@ fn take_raw_call(context: &mut RequestContext<RoleServer>) -> Option<RawCall> {
         return parts.extensions.remove::<RawCall>();
     }
     None
-}
-
-/// Forwards what a call sends while it runs (its progress reports, its log messages) to the
-/// client, in order, until the call has answered: then what it sent before is forwarded, and
-/// nothing after (a blocking tool cut at its deadline may go on, unheard).
-///
-/// Messages wait in a queue of [`Forwarder::QUEUE`]; a tool that sends faster than the client
-/// reads loses the messages that find it full, never its own pace.
-pub(crate) struct Forwarder {
-    finished: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Forwarder {
-    const QUEUE: usize = 64;
-
-    /// Starts forwarding with `notify` (which says whether the client could be told); what the
-    /// call sends goes into the queue it returns.
-    pub(crate) fn start<T, F, Sent>(notify: F) -> (Self, tokio::sync::mpsc::Sender<T>)
-    where
-        T: Send + 'static,
-        F: Fn(T) -> Sent + Send + 'static,
-        Sent: std::future::Future<Output = bool> + Send,
-    {
-        let (send, mut receive) = tokio::sync::mpsc::channel::<T>(Self::QUEUE);
-        let (finished, mut finished_rx) = tokio::sync::oneshot::channel();
-        let task = tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    biased;
-                    sent = receive.recv() => match sent {
-                        Some(sent) => if !notify(sent).await { return },
-                        None => return,
-                    },
-                    _ = &mut finished_rx => {
-                        while let Ok(sent) = receive.try_recv() {
-                            if !notify(sent).await {
-                                return;
-                            }
-                        }
-                        return;
-                    }
-                }
-            }
-        });
-        (Forwarder { finished, task }, send)
-    }
-
-    /// Forwards what the call sent, then stops.
-    pub(crate) async fn finish(self) {
-        let _ = self.finished.send(());
-        let _ = self.task.await;
-    }
 }
 
 /// An attachment of a result as MCP content.
