@@ -88,6 +88,50 @@ pub fn python_with_port(script: &Path, arg: &Path, missing: &str) -> (Child, u16
     (child, port)
 }
 
+/// A host's `mcp --http` endpoint, started by `command` (which names the address, such as
+/// `127.0.0.1:0`), once its first line on standard error says where it serves: the child and
+/// the endpoint's URL. Killed and waited for when dropped.
+pub struct Serving {
+    /// The host.
+    pub child: Child,
+    /// Where it serves, as it said (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+}
+
+impl Serving {
+    /// Starts `command` and reads where it serves.
+    ///
+    /// # Panics
+    ///
+    /// When it cannot start or its first line names no address.
+    pub fn start(mut command: Command) -> Serving {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the host starts");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().expect("its errors are piped"))
+            .read_line(&mut line)
+            .expect("its first line is read");
+        let url = line
+            .split("serving ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_owned();
+        Serving { child, url }
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The data of the events of `kind` in the session log at `session`, in order; lines that are
 /// not JSON (a header is, a torn tail is not) are passed over.
 ///

@@ -34,6 +34,7 @@
 //! Features: `http` (Streamable HTTP and its OAuth resource server), `toolsets` (the client),
 //! `postgres` (sessions in PostgreSQL behind HTTP), `otel` (trace context in `_meta`).
 
+mod approval;
 mod catalog;
 mod error;
 mod forward;

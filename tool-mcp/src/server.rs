@@ -361,6 +361,28 @@ impl McpServer {
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
+        // A tool that needs a person's approval runs only once the person, asked through the
+        // client, accepts: in the session's turn (no later call overtakes it), before the
+        // session is opened (no lease is held while a person thinks).
+        let needs_approval = self
+            .ctx
+            .tools
+            .get(&request.name)
+            .is_some_and(|tool| tool.definition().needs_approval());
+        if needs_approval {
+            let asked = tokio::select! {
+                asked = crate::approval::ask(&context.peer, &request.name, &args) => asked,
+                () = context.ct.cancelled() => Err(tool_runtime::ToolOutput::error(format!(
+                    "{} was cancelled", request.name
+                ))),
+            };
+            if let Err(refused) = asked {
+                if let Some(raw) = raw {
+                    raw.ticket.finish();
+                }
+                return Ok(CallToolResult::error(vec![ContentBlock::text(refused.text)]).into());
+            }
+        }
         let (agent, _held, minted) = match self.agent_for(&request, &context).await {
             Ok(opened) => opened,
             Err(error) => {

@@ -294,8 +294,9 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 ///   batch runs while it does. Without either a call runs beside any others
 ///   ([`Concurrency`], [`Definition::concurrency`]).
 /// - `needs_approval`: each call waits for a person's decision before it runs: an agent loop
-///   (`tool-agent`) pauses the run with the call pending in the session, and a host asks
-///   ([`Definition::needs_approval`]).
+///   (`tool-agent`) pauses the run with the call pending in the session, and a host asks; an
+///   MCP server asks the person through the client (`elicitation/create`) and refuses the call,
+///   in a text the model can act on, when the client cannot ask ([`Definition::needs_approval`]).
 /// - `scopes = "todos:write admin"`: the OAuth scopes (space-separated) a caller's token needs
 ///   to call the tool over an HTTP endpoint that checks callers; such an endpoint lists the
 ///   tool only to callers that have them ([`Definition::scopes`]). Over stdio and in the REPL

@@ -18,6 +18,18 @@ pub const PIXEL: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\
 /// A WAV of one silent sample, the suite's test audio.
 pub const SILENCE: &[u8] = b"\x52\x49\x46\x46\x26\x00\x00\x00\x57\x41\x56\x45\x66\x6d\x74\x20\x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00\x64\x61\x74\x61\x02\x00\x00\x00";
 
+/// Purges the named cache. Destructive: runs only once a person approves the call.
+///
+/// Not a fixture of the suite: the framework's own `needs_approval` tool, asked about through
+/// the client's elicitation (`tests/approval.py`).
+#[tool(needs_approval, destructive)]
+pub fn purge_cache(
+    /// The cache to purge.
+    cache: String,
+) -> String {
+    format!("purged {cache}")
+}
+
 /// Tests simple text content response
 #[tool(read_only)]
 pub fn test_simple_text() -> &'static str {

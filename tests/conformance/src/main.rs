@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         .plugin::<TestToolWithProgress>()
         .plugin::<TestToolWithLogging>()
         .plugin::<TestErrorHandling>()
+        .plugin::<PurgeCache>()
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

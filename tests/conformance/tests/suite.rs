@@ -1,10 +1,9 @@
 //! `conformance-host mcp --http` judged by the official MCP conformance suite, in both protocol
 //! eras: every scenario whose fixtures it serves passes every check.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use test_support::conformance;
+use test_support::{Serving, conformance};
 
 /// The scenarios of the fixtures this host serves (tools of every content kind, resources and
 /// templates, prompts and their completions, caching hints), beside those of any server (its
@@ -44,23 +43,11 @@ const SERVED: &[&str] = &[
 fn the_conformance_suite_passes_the_fixture_host_on_every_scenario_it_serves() {
     let dir = std::env::temp_dir().join(format!("conformance-host-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-host"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-host"));
+    command
         .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
-        .arg(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let url = line
-        .split("serving ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
+        .arg(&dir);
+    let host = Serving::start(command);
     let runs = [
         ("fixtures-2026-07-28", &["--requirements", "2026-07-28"][..]),
         ("fixtures-2025-11-25", &["--requirements", "2025-11-25"][..]),
@@ -68,11 +55,10 @@ fn the_conformance_suite_passes_the_fixture_host_on_every_scenario_it_serves() {
     ];
     let mut results = Vec::new();
     for (name, args) in runs {
-        let run = conformance::server(&url, args);
+        let run = conformance::server(&host.url, args);
         results.push((name, run));
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(host);
     let _ = std::fs::remove_dir_all(&dir);
     for (name, run) in &results {
         conformance::hold(name, run, SERVED);

@@ -1,0 +1,37 @@
+//! A `needs_approval` tool served over MCP, as the official Python MCP client meets it
+//! (`approval.py`): over stdio the person is asked through the client's elicitation and the
+//! tool runs only on their acceptance; a declined or dismissed question, a client with no
+//! elicitation, and the stateless HTTP era (no server-to-client request) each get a refusal the
+//! model can act on, and the tool does not run.
+
+use std::path::Path;
+use std::process::Command;
+
+use test_support::Serving;
+
+#[test]
+fn a_tool_that_needs_approval_runs_only_when_the_person_asked_through_the_client_accepts() {
+    let dir = std::env::temp_dir().join(format!("conformance-approval-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-host"));
+    command
+        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+        .arg(&dir);
+    let host = Serving::start(command);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/approval.py");
+    let output = Command::new(test_support::python())
+        .arg(script)
+        .env("CONFORMANCE_HOST", env!("CARGO_BIN_EXE_conformance-host"))
+        .env("CONFORMANCE_URL", &host.url)
+        .output()
+        .unwrap();
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("approval: all checks passed"),
+        "{stdout}\n{stderr}"
+    );
+}
