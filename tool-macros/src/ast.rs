@@ -34,7 +34,7 @@ pub(crate) struct Param {
 
 pub(crate) enum Kind {
     /// Filled by the call or the host, never by the model: `&Exec`, `Agent`, `Cancel`,
-    /// `Principal`, `Progress`, `Logger`, `Option<Agent>`,
+    /// `Principal`, `Progress`, `Logger`, `Ask`, `Option<Agent>`,
     /// `Service<T>`, `Option<Service<T>>`. `injects` is the `T` of a `Service<T>`, a host service
     /// the tool's plugin cannot load without.
     Context { injects: Option<Box<Type>> },
@@ -233,7 +233,7 @@ fn classify(ty: &Type) -> Kind {
         {
             Kind::Context { injects: None }
         }
-        _ if ["Agent", "Cancel", "Progress", "Logger", "Principal"]
+        _ if ["Agent", "Cancel", "Progress", "Logger", "Ask", "Principal"]
             .iter()
             .any(|name| last_ident_is(ty, name)) =>
         {

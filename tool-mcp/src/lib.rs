@@ -35,6 +35,7 @@
 //! `postgres` (sessions in PostgreSQL behind HTTP), `otel` (trace context in `_meta`).
 
 mod approval;
+mod asking;
 mod catalog;
 mod error;
 mod forward;

@@ -399,7 +399,10 @@ impl McpServer {
             Some(agent) => Exec::for_agent(agent),
             None => Exec::new(),
         };
-        let mut exec = exec.with_cancel(Cancel::from(cancel.clone()));
+        // What the tool asks goes to the client: a form to the person, a message to its model.
+        let mut exec = exec
+            .with_cancel(Cancel::from(cancel.clone()))
+            .with_ask(Arc::new(crate::asking::Live(context.peer.clone())));
         // Who called, when the endpoint checked it; a tool that takes a `Principal` sees it.
         #[cfg(feature = "http")]
         if let Some(principal) = context

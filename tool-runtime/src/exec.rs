@@ -36,6 +36,8 @@ pub struct Exec {
     pub progress: Option<ProgressSink>,
     /// Who hears the messages its tool logs (see [`Logger`](crate::Logger)), if anyone.
     pub log: Option<LogSink>,
+    /// Who carries the questions its tool asks (see [`Ask`](crate::Ask)), if anyone.
+    pub ask: Option<Arc<dyn crate::ask::Asker>>,
     /// Who made the call, when the host checked it; the local user when not (see
     /// [`Exec::principal`]).
     pub principal: Option<Principal>,
@@ -95,6 +97,13 @@ impl Exec {
         self.log = Some(Arc::new(sink));
         self
     }
+
+    /// The same context, with the questions its tool asks carried by `asker`.
+    #[must_use]
+    pub fn with_ask(mut self, asker: Arc<dyn crate::ask::Asker>) -> Self {
+        self.ask = Some(asker);
+        self
+    }
 }
 
 impl fmt::Debug for Exec {
@@ -105,6 +114,7 @@ impl fmt::Debug for Exec {
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
             .field("log", &self.log.is_some())
+            .field("ask", &self.ask.is_some())
             .field("principal", &self.principal.as_ref().map(|p| &p.subject))
             .finish()
     }

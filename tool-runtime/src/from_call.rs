@@ -1,6 +1,7 @@
 //! Context parameters: what a tool function receives from the call and the host, not the model.
 
 use crate::agent::Agent;
+use crate::ask::Ask;
 use crate::cancel::Cancel;
 use crate::exec::Exec;
 use crate::logger::Logger;
@@ -15,7 +16,7 @@ use crate::tool::Invocation;
 /// model's arguments, and never appears in the schema.
 ///
 /// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
-/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress), `Logger` (where it logs),
+/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress), `Logger` (where it logs), `Ask` (where it asks the person or the client's model),
 /// `Principal` (who made the call),
 /// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
 /// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
@@ -26,7 +27,7 @@ use crate::tool::Invocation;
 /// needs from its host is a [`Service<T>`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter of a #[tool] function",
-    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Logger`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
+    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Logger`, `Ask`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized + sealed::Sealed {
     /// Whether a call cannot resolve the parameter without an owning agent (`Agent`): the
@@ -76,6 +77,12 @@ impl<'a> FromCall<'a> for Logger {
     }
 }
 
+impl<'a> FromCall<'a> for Ask {
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(Ask::new(call.exec.ask.as_ref()))
+    }
+}
+
 impl<'a> FromCall<'a> for Agent {
     const REQUIRES_AGENT: bool = true;
 
@@ -109,6 +116,7 @@ impl<'a, T: Send + Sync + 'static> FromCall<'a> for Option<Service<T>> {
 
 mod sealed {
     use crate::agent::Agent;
+    use crate::ask::Ask;
     use crate::cancel::Cancel;
     use crate::exec::Exec;
     use crate::logger::Logger;
@@ -124,6 +132,7 @@ mod sealed {
     impl Sealed for Cancel {}
     impl Sealed for Progress {}
     impl Sealed for Logger {}
+    impl Sealed for Ask {}
     impl Sealed for Principal {}
     impl Sealed for Option<Agent> {}
     impl<T: ?Sized> Sealed for Service<T> {}

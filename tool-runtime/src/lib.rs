@@ -113,6 +113,7 @@ mod service;
 // One call: the host's per-call context, the tool it reaches, its context parameters and model
 // arguments, and what comes back.
 mod args;
+mod ask;
 mod batch;
 mod cancel;
 mod exec;
@@ -141,6 +142,10 @@ pub use tool_text as text;
 
 pub use agent::Agent;
 pub use args::ModelArg;
+pub use ask::{
+    Answer, Ask, AskError, Asker, Form, NO_FORM, NO_MODEL, Question, Reply, Replying, Sampled,
+    Sampling,
+};
 pub use batch::ToolCall;
 pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
@@ -204,7 +209,9 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 /// definition says it needs one, [`Definition::requires_agent`], so a host serving a call that
 /// names no session can begin one for it),
 /// `Option<Agent>`, [`Cancel`] (the call's cancellation), [`Progress`] (where it reports how far
-/// it is), [`Logger`] (where it logs, for the host to pass on), [`Principal`] (who called: the
+/// it is), [`Logger`] (where it logs, for the host to pass on), [`Ask`] (where it asks
+/// the person to fill in a form, or the client's model to write, for the host to carry),
+/// [`Principal`] (who called: the
 /// checked caller of an HTTP endpoint, else the local user), `Service<T>` (a host service, which the tool's plugin then injects) and
 /// `Option<Service<T>>` (a host service the tool can do without). They are recognized by how they
 /// are spelled, so a type alias of one is read as a model argument and

@@ -7,9 +7,10 @@
 
 use std::time::Duration;
 
+use serde_json::json;
 use tool_runtime::{
-    Audio, DynamicTool, EmbeddedResource, Image, LoadError, Logger, Progress, Prompt,
-    PromptMessage, Resource, ResourceTemplate, ToolError, ToolOutput, tool,
+    Answer, Ask, Audio, DynamicTool, EmbeddedResource, Form, Image, LoadError, Logger, Progress,
+    Prompt, PromptMessage, Resource, ResourceTemplate, Sampling, ToolError, ToolOutput, tool,
 };
 
 /// A 1×1 PNG, the suite's test image.
@@ -28,6 +29,136 @@ pub fn purge_cache(
     cache: String,
 ) -> String {
     format!("purged {cache}")
+}
+
+/// What the person did with a form, as the suite's reference server says it.
+fn answered(answer: &Answer) -> (&'static str, serde_json::Value) {
+    match answer {
+        Answer::Accepted(content) => ("accept", content.clone()),
+        Answer::Declined => ("decline", json!({})),
+        Answer::Dismissed => ("cancel", json!({})),
+    }
+}
+
+/// Tests elicitation: asks the user for a username and an email address
+#[tool(read_only)]
+pub async fn test_elicitation(
+    ask: Ask,
+    /// The message to show the user
+    message: String,
+) -> Result<String, ToolError> {
+    let form = Form::new(
+        message,
+        json!({
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}
+            },
+            "required": ["username", "email"]
+        }),
+    );
+    let (action, content) = answered(&ask.person("user_info", form).await?);
+    Ok(format!(
+        "User response: <action: {action}, content: {content}>"
+    ))
+}
+
+/// Tests elicitation with a default for every primitive type (SEP-1034)
+#[tool(read_only)]
+pub async fn test_elicitation_sep1034_defaults(ask: Ask) -> Result<String, ToolError> {
+    let form = Form::new(
+        "Please review and update the form fields with defaults",
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {
+                    "type": "string",
+                    "description": "User status",
+                    "enum": ["active", "inactive", "pending"],
+                    "default": "active"
+                },
+                "verified": {"type": "boolean", "description": "Verification status", "default": true}
+            },
+            "required": []
+        }),
+    );
+    let (action, content) = answered(&ask.person("defaults", form).await?);
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// Tests elicitation with every kind of enumeration (SEP-1330)
+#[tool(read_only)]
+pub async fn test_elicitation_sep1330_enums(ask: Ask) -> Result<String, ToolError> {
+    let form = Form::new(
+        "Please select options from the enum fields",
+        json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {
+                    "type": "string",
+                    "description": "Select one option",
+                    "enum": ["option1", "option2", "option3"]
+                },
+                "titledSingle": {
+                    "type": "string",
+                    "description": "Select one option with titles",
+                    "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"}
+                    ]
+                },
+                "legacyEnum": {
+                    "type": "string",
+                    "description": "Select one option (legacy)",
+                    "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"]
+                },
+                "untitledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+                },
+                "titledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options with titles",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {
+                        "anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}
+                        ]
+                    }
+                }
+            },
+            "required": []
+        }),
+    );
+    let (action, content) = answered(&ask.person("enums", form).await?);
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// Tests sampling: asks the client's model to answer a prompt
+#[tool(read_only)]
+pub async fn test_sampling(
+    ask: Ask,
+    /// The prompt to send to the LLM
+    prompt: String,
+) -> Result<String, ToolError> {
+    let sampled = ask.model("answer", Sampling::new(prompt, 100)).await?;
+    Ok(format!("LLM response: {}", sampled.text))
 }
 
 /// Tests simple text content response

@@ -25,6 +25,10 @@ fn main() -> ExitCode {
         .plugin::<TestToolWithLogging>()
         .plugin::<TestErrorHandling>()
         .plugin::<PurgeCache>()
+        .plugin::<TestElicitation>()
+        .plugin::<TestElicitationSep1034Defaults>()
+        .plugin::<TestElicitationSep1330Enums>()
+        .plugin::<TestSampling>()
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

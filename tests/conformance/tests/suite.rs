@@ -37,6 +37,10 @@ const SERVED: &[&str] = &[
     "prompts-get-with-image",
     "completion-complete",
     "caching",
+    "tools-call-elicitation",
+    "tools-call-sampling",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
 ];
 
 #[test]
