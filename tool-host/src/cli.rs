@@ -549,6 +549,17 @@ pub(crate) struct HttpArgs {
     /// A scope the resource knows, as its metadata says. May be repeated.
     #[arg(long, value_name = "SCOPE", requires = "http")]
     pub(crate) auth_scope: Vec<String>,
+    /// Seal the state of stateless calls' rounds (a tool's questions to the person or the
+    /// client's model, answered by retrying the call) with the secret in this file, at least
+    /// 32 bytes: replicas behind one endpoint given the same file continue each other's
+    /// rounds. Default: a key of the process's own.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "TOOLHOST_STATE_SECRET",
+        requires = "http"
+    )]
+    pub(crate) state_secret: Option<PathBuf>,
     /// On SIGTERM or Ctrl-C, how long calls in flight may finish before they are cancelled.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration, requires = "http")]
     pub(crate) shutdown_grace: std::time::Duration,

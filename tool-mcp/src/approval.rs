@@ -1,48 +1,40 @@
 //! A tool that needs a person's approval for each call (`#[tool(needs_approval)]`), served over
 //! MCP: the server asks the person through the client (`elicitation/create`, a form of no
-//! fields: accept or decline) before the call runs, and never runs it unasked. A client that
-//! cannot ask (it declared no form elicitation, or the request is of the stateless era, which
-//! has no server-to-client requests) gets a refusal the model can act on.
+//! fields: accept or decline) before the call runs, and never runs it unasked: in the
+//! `initialize` era as an `elicitation/create` request, in the stateless era as a round
+//! (`InputRequiredResult`). A client that cannot ask (it declared no form elicitation) gets a
+//! refusal the model can act on.
 
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
-use rmcp::service::{Peer, RoleServer};
-use tool_runtime::ToolOutput;
+use serde_json::json;
+use tool_runtime::{Answer, AskError, Asker, Form, Question, Reply, ToolOutput};
 
 /// How much of the arguments the person is shown, at most.
 const SHOWN: usize = 2000;
 
-/// Asks the person whether the call of `tool` with `args` may run: `Ok` when they accepted,
-/// else the answer the call gives instead.
-pub(crate) async fn ask(peer: &Peer<RoleServer>, tool: &str, args: &str) -> Result<(), ToolOutput> {
-    let can_ask = peer
-        .supported_elicitation_modes()
-        .contains(&rmcp::service::ElicitationMode::Form);
-    if !can_ask {
-        return Err(cannot_ask(tool));
-    }
+/// The key of the approval among a call's questions (the stateless era's rounds name them).
+pub(crate) const KEY: &str = "io.toolhost/approval";
+
+/// Asks the person, through `asker`, whether the call of `tool` with `args` may run: `Ok`
+/// when they accepted, else the answer the call gives instead.
+pub(crate) async fn ask(asker: &dyn Asker, tool: &str, args: &str) -> Result<(), ToolOutput> {
     let shown = shown(args);
     let message = format!(
         "{} asks to run with these arguments:\n{shown}\nAllow this call?",
         tool_runtime::text::quote(tool)
     );
-    let request = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema: ElicitationSchema::new(std::collections::BTreeMap::new()),
-    };
-    match peer.create_elicitation(request).await {
-        Ok(answer) => match answer.action {
-            ElicitationAction::Accept => Ok(()),
-            ElicitationAction::Decline => Err(ToolOutput::error(format!(
-                "not approved: the person declined this call of {tool}"
-            ))),
-            // Cancel, and any answer of a later revision: not an acceptance.
-            _ => Err(ToolOutput::error(format!(
-                "not approved: the person dismissed the request to run {tool}; ask them before \
-                 calling it again"
-            ))),
-        },
-        Err(error) => Err(ToolOutput::error(format!(
+    let form = Form::new(message, json!({"type": "object", "properties": {}}));
+    match asker.ask(KEY, Question::Person(form)).await {
+        Ok(Reply::Person(Answer::Accepted(_))) => Ok(()),
+        Ok(Reply::Person(Answer::Declined)) => Err(ToolOutput::error(format!(
+            "not approved: the person declined this call of {tool}"
+        ))),
+        // Dismissed, and any answer of another kind: not an acceptance.
+        Ok(_) => Err(ToolOutput::error(format!(
+            "not approved: the person dismissed the request to run {tool}; ask them before \
+             calling it again"
+        ))),
+        Err(AskError::Unsupported(_)) => Err(cannot_ask(tool)),
+        Err(AskError::Failed(error)) => Err(ToolOutput::error(format!(
             "not approved: the person could not be asked about {tool} ({error})"
         ))),
     }

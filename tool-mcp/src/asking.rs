@@ -1,14 +1,15 @@
 //! A tool's questions ([`tool_runtime::Ask`]) carried to an MCP client of the `initialize` era
 //! as server-to-client requests: a form as `elicitation/create`, a message for the client's
-//! model as `sampling/createMessage`, each only when the client declared it can answer.
+//! model as `sampling/createMessage`, the roots as `roots/list`, each only when the client
+//! declared it can answer.
 #![allow(deprecated)] // Sampling is deprecated by SEP-2577 yet served to the clients that use it.
 
 use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, ElicitationAction};
 use rmcp::service::{ElicitationMode, Peer, RoleServer};
 use serde_json::{Value, json};
 use tool_runtime::{
-    Answer, AskError, Asker, Form, NO_FORM, NO_MODEL, Question, Reply, Replying, Role, Sampled,
-    Sampling,
+    Answer, AskError, Asker, Form, NO_FORM, NO_MODEL, NO_ROOTS, Question, Reply, Replying, Role,
+    Root, Sampled, Sampling,
 };
 
 /// Carries questions through the connection's client.
@@ -20,13 +21,14 @@ impl Asker for Live {
             match question {
                 Question::Person(form) => self.person(form).await.map(Reply::Person),
                 Question::Model(sampling) => self.model(sampling).await.map(Reply::Model),
+                Question::Roots => self.roots().await.map(Reply::Roots),
             }
         })
     }
 }
 
 impl Live {
-    async fn person(&self, form: Form) -> Result<Answer, AskError> {
+    pub(crate) async fn person(&self, form: Form) -> Result<Answer, AskError> {
         if !self
             .0
             .supported_elicitation_modes()
@@ -74,6 +76,53 @@ impl Live {
         let wire = serde_json::to_value(&result).unwrap_or_default();
         Ok(sampled_of(&wire))
     }
+}
+
+impl Live {
+    async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        let offers = self
+            .0
+            .peer_info()
+            .is_some_and(|client| client.capabilities.roots.is_some());
+        if !offers {
+            return Err(AskError::Unsupported(NO_ROOTS));
+        }
+        let result = self
+            .0
+            .list_roots()
+            .await
+            .map_err(|error| AskError::Failed(error.to_string()))?;
+        let wire = serde_json::to_value(&result).unwrap_or_default();
+        roots_of(&wire).ok_or_else(|| AskError::Failed("the client's roots are malformed".into()))
+    }
+}
+
+/// What the person did, read from an `ElicitResult`; `None` when it is not one.
+pub(crate) fn answer_of(result: &Value) -> Option<Answer> {
+    match result.get("action")?.as_str()? {
+        "accept" => {
+            let content = result.get("content").cloned().unwrap_or_else(|| json!({}));
+            content.is_object().then_some(Answer::Accepted(content))
+        }
+        "decline" => Some(Answer::Declined),
+        "cancel" => Some(Answer::Dismissed),
+        _ => None,
+    }
+}
+
+/// The roots of a `ListRootsResult`; `None` when it is not one.
+pub(crate) fn roots_of(result: &Value) -> Option<Vec<Root>> {
+    result
+        .get("roots")?
+        .as_array()?
+        .iter()
+        .map(|root| {
+            Some(Root {
+                uri: root.get("uri")?.as_str()?.to_owned(),
+                name: root.get("name").and_then(Value::as_str).map(str::to_owned),
+            })
+        })
+        .collect()
 }
 
 /// `sampling/createMessage`'s params for `sampling`.

@@ -47,6 +47,7 @@ mod logging;
 mod order;
 #[cfg(feature = "otel")]
 mod otel;
+mod rounds;
 mod server;
 #[cfg(feature = "http")]
 mod sessions;

@@ -10,8 +10,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -32,6 +32,8 @@ pub struct McpServer {
     /// The least severe level of the messages tools log that the client hears (`logging/setLevel`;
     /// every level until it sets one): the connection's, or over HTTP the MCP session's.
     pub(crate) log_level: Arc<std::sync::atomic::AtomicU8>,
+    /// What seals the state of a stateless call's rounds (`requestState`).
+    pub(crate) state_key: crate::rounds::StateKey,
 }
 
 /// Whose calls a server runs.
@@ -69,6 +71,9 @@ impl McpServer {
                 Ok(serde_json::from_value(entry.clone())?)
             })
             .collect::<Result<Vec<Tool>, McpError>>()?;
+        let state_key = crate::rounds::StateKey::random().map_err(|error| {
+            McpError::NotStarted(format!("the system's random source failed: {error}"))
+        })?;
         Ok(McpServer {
             ctx,
             agents: Agents::One(agent),
@@ -77,7 +82,16 @@ impl McpServer {
             version: env!("CARGO_PKG_VERSION").into(),
             calls: Calls::default(),
             log_level: Arc::default(),
+            state_key,
         })
+    }
+
+    /// The same server sealing the state of stateless calls' rounds (a tool's questions in
+    /// 2026-07-28, SEP-2322) with `secret`, at least 32 bytes, instead of a key of its own:
+    /// replicas behind one endpoint given the same secret continue each other's rounds.
+    pub fn with_state_secret(mut self, secret: &[u8]) -> Result<Self, McpError> {
+        self.state_key = crate::rounds::StateKey::of(secret).map_err(McpError::Input)?;
+        Ok(self)
     }
 
     /// The same server under the host's `name` (`toolhost` unless given): the name the client
@@ -358,6 +372,19 @@ impl McpServer {
             (None, None) => "{}".into(),
         };
         let _in_flight = self.calls.tracker.token();
+        // In the stateless era a tool's questions go in rounds: the call stops at one the
+        // client has not answered, and is answered with the questions (SEP-2322).
+        let binding = self.binding_of(&request, &context, &args);
+        let rounds = match self.rounds_of(&request, &context, &binding) {
+            Ok(rounds) => rounds,
+            Err(crate::rounds::BadState(text)) => {
+                return Err(ErrorData::invalid_params(text, None));
+            }
+        };
+        let asker: Arc<dyn tool_runtime::Asker> = match &rounds {
+            Some(rounds) => Arc::clone(rounds) as Arc<dyn tool_runtime::Asker>,
+            None => Arc::new(crate::asking::Live(context.peer.clone())),
+        };
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
@@ -371,7 +398,10 @@ impl McpServer {
             .is_some_and(|tool| tool.definition().needs_approval());
         if needs_approval {
             let asked = tokio::select! {
-                asked = crate::approval::ask(&context.peer, &request.name, &args) => asked,
+                asked = crate::approval::ask(&*asker, &request.name, &args) => asked,
+                () = asked_of(rounds.as_deref()) => {
+                    return Ok(self.input_required(rounds.as_deref(), &binding));
+                }
                 () = context.ct.cancelled() => Err(tool_runtime::ToolOutput::error(format!(
                     "{} was cancelled", request.name
                 ))),
@@ -402,7 +432,7 @@ impl McpServer {
         // What the tool asks goes to the client: a form to the person, a message to its model.
         let mut exec = exec
             .with_cancel(Cancel::from(cancel.clone()))
-            .with_ask(Arc::new(crate::asking::Live(context.peer.clone())));
+            .with_ask(asker);
         // Who called, when the endpoint checked it; a tool that takes a `Principal` sees it.
         #[cfg(feature = "http")]
         if let Some(principal) = context
@@ -441,7 +471,9 @@ impl McpServer {
             let mut cancelled = false;
             loop {
                 tokio::select! {
-                    output = &mut call => break output,
+                    output = &mut call => break Some(output),
+                    // A question the client has not answered: the call stops (dropped here).
+                    () = asked_of(rounds.as_deref()) => break None,
                     () = context.ct.cancelled(), if !cancelled => {
                         cancelled = true;
                         cancel.cancel();
@@ -460,6 +492,9 @@ impl McpServer {
             progress.finish().await;
         }
         logged.finish().await;
+        let Some(output) = output else {
+            return Ok(self.input_required(rounds.as_deref(), &binding));
+        };
         // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
         // JSON text, for clients without structured results.
         let structured = match (output.data(), self.ctx.tools.get(&request.name)) {
@@ -495,6 +530,69 @@ impl McpServer {
 }
 
 impl McpServer {
+    /// What a stateless call's round state is bound to: the tool, its arguments, the caller.
+    fn binding_of(
+        &self,
+        request: &CallToolRequestParams,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
+            RoleServer,
+        >,
+        args: &str,
+    ) -> Vec<u8> {
+        let args = serde_json::from_str::<serde_json::Value>(args)
+            .map_or_else(|_| args.to_owned(), |value| value.to_string());
+        #[cfg(feature = "http")]
+        let caller = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::auth::Principal>())
+            .map(|principal| crate::sessions::namespace(&tool_runtime::Owner::of(principal)))
+            .unwrap_or_default();
+        #[cfg(not(feature = "http"))]
+        let caller = String::new();
+        format!("tools/call\0{}\0{args}\0{caller}", request.name).into_bytes()
+    }
+
+    /// The rounds of a stateless call (none in the `initialize` era, where questions are
+    /// requests to the client), or why its state is refused.
+    fn rounds_of(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        binding: &[u8],
+    ) -> Result<Option<Arc<crate::rounds::Rounds>>, crate::rounds::BadState> {
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if !stateless {
+            return Ok(None);
+        }
+        let meta = request.meta.as_ref().unwrap_or(&context.meta);
+        let capabilities = meta.client_capabilities().unwrap_or_default();
+        crate::rounds::Rounds::open(
+            &self.state_key,
+            binding,
+            capabilities,
+            request.request_state.as_deref(),
+            request.input_responses.as_ref(),
+        )
+        .map(|rounds| Some(Arc::new(rounds)))
+    }
+
+    /// The answer of a call stopped at a question: every question it waits on, and its state.
+    fn input_required(
+        &self,
+        rounds: Option<&crate::rounds::Rounds>,
+        binding: &[u8],
+    ) -> CallToolResponse {
+        match rounds {
+            Some(rounds) => rounds.input_required(&self.state_key, binding).into(),
+            // Only rounds stop a call for a question.
+            None => CallToolResult::error(vec![ContentBlock::text("the call stopped unanswered")])
+                .into(),
+        }
+    }
+
     /// The agent whose session a call goes to (none for a tool that takes no session, called
     /// without one), what holds the session while the call runs, and the name of a session
     /// this call began, when it named none and its tool takes one.
@@ -586,6 +684,15 @@ impl McpServer {
                 Ok((Some(checkout.agent().clone()), Some(checkout), minted))
             }
         }
+    }
+}
+
+/// Resolves once a call of `rounds` asked a question its client has not answered; never
+/// without rounds.
+async fn asked_of(rounds: Option<&crate::rounds::Rounds>) {
+    match rounds {
+        Some(rounds) => rounds.asked().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -1,5 +1,5 @@
 //! Asking from inside a tool ([`Ask`]): the person, through a form the client shows
-//! (elicitation), or the client's model (sampling), for the host to carry (MCP's
+//! (elicitation), the client's model (sampling), or the client's roots, for the host to carry (MCP's
 //! `elicitation/create` and `sampling/createMessage`).
 
 use std::fmt;
@@ -80,6 +80,15 @@ pub struct Sampled {
     pub stop_reason: Option<String>,
 }
 
+/// A directory or file the client lets the server work in (MCP's roots).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Root {
+    /// Where it is: a `file://` URI.
+    pub uri: String,
+    /// What the client calls it, if anything.
+    pub name: Option<String>,
+}
+
 /// A question a tool asks, as its host receives it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Question {
@@ -87,6 +96,8 @@ pub enum Question {
     Person(Form),
     /// A message for the client's model to write.
     Model(Sampling),
+    /// The client's roots.
+    Roots,
 }
 
 /// The reply to a [`Question`], of the same kind.
@@ -96,6 +107,8 @@ pub enum Reply {
     Person(Answer),
     /// What the model wrote.
     Model(Sampled),
+    /// The roots the client offers.
+    Roots(Vec<Root>),
 }
 
 /// Why a question got no reply.
@@ -176,7 +189,7 @@ impl Ask {
         let asker = self.0.as_ref().ok_or(AskError::Unsupported(NO_FORM))?;
         match asker.ask(key, Question::Person(form)).await? {
             Reply::Person(answer) => Ok(answer),
-            Reply::Model(_) => Err(AskError::Failed("a model's message answered a form".into())),
+            _ => Err(AskError::Failed("a form got another kind of answer".into())),
         }
     }
 
@@ -185,7 +198,20 @@ impl Ask {
         let asker = self.0.as_ref().ok_or(AskError::Unsupported(NO_MODEL))?;
         match asker.ask(key, Question::Model(sampling)).await? {
             Reply::Model(sampled) => Ok(sampled),
-            Reply::Person(_) => Err(AskError::Failed("a form's answer came for a model".into())),
+            _ => Err(AskError::Failed(
+                "a model got another kind of answer".into(),
+            )),
+        }
+    }
+
+    /// Asks the client which roots (directories, files) it lets the server work in.
+    pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
+        let asker = self.0.as_ref().ok_or(AskError::Unsupported(NO_ROOTS))?;
+        match asker.ask(key, Question::Roots).await? {
+            Reply::Roots(roots) => Ok(roots),
+            _ => Err(AskError::Failed(
+                "the roots got another kind of answer".into(),
+            )),
         }
     }
 }
@@ -194,6 +220,8 @@ impl Ask {
 pub const NO_FORM: &str = "ask the person (it offers no form)";
 /// What [`AskError::Unsupported`] says of a client that lends no model.
 pub const NO_MODEL: &str = "ask its model (it offers no sampling)";
+/// What [`AskError::Unsupported`] says of a client that names no roots.
+pub const NO_ROOTS: &str = "name its roots (it offers no roots)";
 
 impl fmt::Debug for Ask {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

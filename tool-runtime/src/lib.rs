@@ -143,8 +143,8 @@ pub use tool_text as text;
 pub use agent::Agent;
 pub use args::ModelArg;
 pub use ask::{
-    Answer, Ask, AskError, Asker, Form, NO_FORM, NO_MODEL, Question, Reply, Replying, Sampled,
-    Sampling,
+    Answer, Ask, AskError, Asker, Form, NO_FORM, NO_MODEL, NO_ROOTS, Question, Reply, Replying,
+    Root, Sampled, Sampling,
 };
 pub use batch::ToolCall;
 pub use cancel::Cancel;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::json;
 use tool_runtime::{
     Answer, Ask, Audio, DynamicTool, EmbeddedResource, Form, Image, LoadError, Logger, Progress,
-    Prompt, PromptMessage, Resource, ResourceTemplate, Sampling, ToolError, ToolOutput, tool,
+    Prompt, PromptMessage, Resource, ResourceTemplate, Root, Sampling, ToolError, ToolOutput, tool,
 };
 
 /// A 1×1 PNG, the suite's test image.
@@ -159,6 +159,144 @@ pub async fn test_sampling(
 ) -> Result<String, ToolError> {
     let sampled = ask.model("answer", Sampling::new(prompt, 100)).await?;
     Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// A form asking for one string, `field`, which the person must give.
+fn asking_for(message: &str, field: &str, kind: &str) -> Form {
+    Form::new(
+        message,
+        json!({
+            "type": "object",
+            "properties": {field: {"type": kind}},
+            "required": [field]
+        }),
+    )
+}
+
+/// What the person gave for `field`, or why there is nothing.
+fn given(answer: &Answer, field: &str) -> String {
+    match answer {
+        Answer::Accepted(content) => match &content[field] {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        },
+        Answer::Declined => "(declined)".to_owned(),
+        Answer::Dismissed => "(dismissed)".to_owned(),
+    }
+}
+
+/// The roots the client named, as one line.
+fn named(roots: &[Root]) -> String {
+    let names: Vec<String> = roots
+        .iter()
+        .map(|root| match &root.name {
+            Some(name) => format!("{} ({name})", root.uri),
+            None => root.uri.clone(),
+        })
+        .collect();
+    format!("Roots: {}", names.join(", "))
+}
+
+/// Tests a round of questions: asks the person for their name, then greets them (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_elicitation(ask: Ask) -> Result<String, ToolError> {
+    let answer = ask
+        .person(
+            "user_name",
+            asking_for("What is your name?", "name", "string"),
+        )
+        .await?;
+    Ok(format!("Hello, {}!", given(&answer, "name")))
+}
+
+/// Tests a round of questions: asks the client's model for the capital of France (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_sampling(ask: Ask) -> Result<String, ToolError> {
+    let sampling = Sampling::new("What is the capital of France?", 100);
+    let sampled = ask.model("capital_question", sampling).await?;
+    Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// Tests a round of questions: asks the client for its roots (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_list_roots(ask: Ask) -> Result<String, ToolError> {
+    Ok(named(&ask.roots("client_roots").await?))
+}
+
+/// Tests a round whose state comes back: asks the person to confirm (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_request_state(ask: Ask) -> Result<String, ToolError> {
+    let answer = ask
+        .person("confirm", asking_for("Please confirm", "ok", "boolean"))
+        .await?;
+    // The framework opened the round's sealed state, or refused the call.
+    Ok(format!("state-ok: confirmed {}", given(&answer, "ok")))
+}
+
+/// Tests several questions in one round: the person, the client's model, its roots (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_multiple_inputs(ask: Ask) -> Result<String, ToolError> {
+    let (person, model, roots) = tokio::join!(
+        ask.person(
+            "user_name",
+            asking_for("What is your name?", "name", "string")
+        ),
+        ask.model("greeting", Sampling::new("Generate a greeting", 50)),
+        ask.roots("client_roots"),
+    );
+    Ok(format!(
+        "Hello, {}! {} {}",
+        given(&person?, "name"),
+        model?.text,
+        named(&roots?)
+    ))
+}
+
+/// Tests questions over several rounds: the name, then the favorite color (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_multi_round(ask: Ask) -> Result<String, ToolError> {
+    let name = ask
+        .person(
+            "step1",
+            asking_for("Step 1: What is your name?", "name", "string"),
+        )
+        .await?;
+    let color = ask
+        .person(
+            "step2",
+            asking_for("Step 2: What is your favorite color?", "color", "string"),
+        )
+        .await?;
+    Ok(format!(
+        "Hello, {}! Your favorite color is {}.",
+        given(&name, "name"),
+        given(&color, "color")
+    ))
+}
+
+/// Tests a round whose state is sealed: a tampered state is refused (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_tampered_state(ask: Ask) -> Result<String, ToolError> {
+    let answer = ask
+        .person("confirm", asking_for("Please confirm", "ok", "boolean"))
+        .await?;
+    Ok(format!("state-ok: confirmed {}", given(&answer, "ok")))
+}
+
+/// Tests that a round asks only what the client can answer: the person and the client's
+/// model, each where the client declared it (SEP-2322)
+#[tool(read_only)]
+pub async fn test_input_required_result_capabilities(ask: Ask) -> Result<String, ToolError> {
+    let (person, model) = tokio::join!(
+        ask.person(
+            "user_name",
+            asking_for("What is your name?", "name", "string")
+        ),
+        ask.model("greeting", Sampling::new("Generate a greeting", 50)),
+    );
+    let person = person.map_or_else(|error| error.to_string(), |answer| given(&answer, "name"));
+    let model = model.map_or_else(|error| error.to_string(), |sampled| sampled.text);
+    Ok(format!("person: {person}; model: {model}"))
 }
 
 /// Tests simple text content response

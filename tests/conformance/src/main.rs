@@ -29,6 +29,14 @@ fn main() -> ExitCode {
         .plugin::<TestElicitationSep1034Defaults>()
         .plugin::<TestElicitationSep1330Enums>()
         .plugin::<TestSampling>()
+        .plugin::<TestInputRequiredResultElicitation>()
+        .plugin::<TestInputRequiredResultSampling>()
+        .plugin::<TestInputRequiredResultListRoots>()
+        .plugin::<TestInputRequiredResultRequestState>()
+        .plugin::<TestInputRequiredResultMultipleInputs>()
+        .plugin::<TestInputRequiredResultMultiRound>()
+        .plugin::<TestInputRequiredResultTamperedState>()
+        .plugin::<TestInputRequiredResultCapabilities>()
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

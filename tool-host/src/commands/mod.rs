@@ -105,6 +105,7 @@ pub(crate) fn run(
                     auth_tokens,
                     auth_resource,
                     auth_scope,
+                    state_secret,
                     shutdown_grace,
                 },
             session_dir,
@@ -128,7 +129,17 @@ pub(crate) fn run(
             for host in &allow_host {
                 options = options.allow_host(host);
             }
-            serve_http(host, ctx, store, session_dir, addr, options)
+            let secret = state_secret
+                .map(|path| {
+                    std::fs::read(&path).map_err(|error| {
+                        HostError::Input(format!(
+                            "cannot read the state secret {}: {error}",
+                            path.display()
+                        ))
+                    })
+                })
+                .transpose()?;
+            serve_http(host, ctx, store, session_dir, addr, options, secret)
         }
         #[cfg(feature = "mcp")]
         Command::Mcp {
@@ -172,6 +183,7 @@ fn serve_http(
     session_dir: Option<std::path::PathBuf>,
     addr: std::net::SocketAddr,
     options: crate::mcp::http::HttpOptions,
+    state_secret: Option<Vec<u8>>,
 ) -> Result<ExitCode, HostError> {
     use crate::mcp::http::HttpSessions;
     let name = host.name;
@@ -190,9 +202,16 @@ fn serve_http(
             pg.url().to_owned(),
         ),
     };
-    let server = crate::mcp::McpServer::for_http(Arc::clone(ctx), sessions)?
+    let mut server = crate::mcp::McpServer::for_http(Arc::clone(ctx), sessions)?
         .with_name(name)
         .with_version(host.version);
+    if let Some(secret) = state_secret {
+        // A secret written by `echo` or an editor ends its line: the line is the secret.
+        let secret = secret.strip_suffix(b"\n").unwrap_or(&secret);
+        server = server
+            .with_state_secret(secret)
+            .map_err(|error| HostError::Input(format!("the state secret: {error}")))?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

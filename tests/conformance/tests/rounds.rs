@@ -1,0 +1,68 @@
+//! A tool's questions in the stateless era, as the official Python MCP client meets them
+//! (`rounds.py`): rounds answered by the client's callbacks, a round continued on another
+//! replica that holds the same state secret, and states refused when tampered with, sealed by
+//! another key, or carried to another call.
+
+use std::path::Path;
+use std::process::Command;
+
+use test_support::Serving;
+
+#[test]
+fn a_round_of_questions_continues_on_any_replica_with_the_secret_and_nowhere_else() {
+    let dir = std::env::temp_dir().join(format!("conformance-rounds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("state-secret");
+    std::fs::write(&secret, "a secret the replicas share, 32 bytes or more\n").unwrap();
+    let start = |secret: Option<&Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-host"));
+        command
+            .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+            .arg(dir.join("sessions"));
+        if let Some(secret) = secret {
+            command.arg("--state-secret").arg(secret);
+        }
+        Serving::start(command)
+    };
+    let a = start(Some(&secret));
+    let b = start(Some(&secret));
+    let stranger = start(None);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rounds.py");
+    let output = Command::new(test_support::python())
+        .arg(script)
+        .env("REPLICA_A", &a.url)
+        .env("REPLICA_B", &b.url)
+        .env("STRANGER", &stranger.url)
+        .output()
+        .unwrap();
+    drop((a, b, stranger));
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("rounds: all checks passed"),
+        "{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn a_state_secret_shorter_than_32_bytes_is_refused_at_start() {
+    let dir = std::env::temp_dir().join(format!("conformance-short-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("state-secret");
+    std::fs::write(&secret, "too short\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_conformance-host"))
+        .args(["mcp", "--http", "127.0.0.1:0", "--state-secret"])
+        .arg(&secret)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the state secret: request state signing key is too short"),
+        "{stderr}"
+    );
+}
