@@ -18,7 +18,9 @@ use rmcp::model::{
     ClientCapabilities, InputRequest, InputRequests, RequestStateCodec, SealOptions,
 };
 use serde_json::{Value, json};
-use tool_runtime::{AskError, Asker, NO_FORM, NO_MODEL, NO_ROOTS, Question, Reply, Replying};
+use tool_runtime::{
+    Answer, AskError, Asker, NO_FORM, NO_MODEL, NO_ROOTS, Question, Reply, Replying,
+};
 
 use crate::asking::{answer_of, request_of, roots_of, sampled_of};
 
@@ -145,7 +147,11 @@ impl Rounds {
     fn answer(&self, key: &str, question: &Question) -> Option<Reply> {
         let sent = self.answers.get(key)?;
         let reply = match question {
-            Question::Person(_) => Reply::Person(answer_of(sent)?),
+            // An answer that does not fit the form is asked for again.
+            Question::Person(form) => match answer_of(sent)? {
+                Answer::Accepted(content) if form.misfit(&content).is_some() => return None,
+                answer => Reply::Person(answer),
+            },
             Question::Model(_) => {
                 sent.get("content")?;
                 Reply::Model(sampled_of(sent))

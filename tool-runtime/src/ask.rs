@@ -27,6 +27,18 @@ impl Form {
             schema,
         }
     }
+
+    /// Why `answer` does not fit the form's schema, if it does not: `name: expected a string,
+    /// got 5`.
+    pub fn misfit(&self, answer: &Value) -> Option<String> {
+        tool_schema::validate::first_violation(&self.schema, answer).map(|violation| {
+            if violation.path.is_empty() {
+                violation.message
+            } else {
+                format!("{}: {}", violation.path, violation.message)
+            }
+        })
+    }
 }
 
 /// What the person did with a [`Form`].
@@ -184,10 +196,18 @@ impl Ask {
         self.0.is_some()
     }
 
-    /// Asks the person to fill in `form`.
+    /// Asks the person to fill in `form`. An answer that does not fit the form's schema is
+    /// not the person's answer: it fails ([`AskError::Failed`]), and the tool never reads it.
     pub async fn person(&self, key: &str, form: Form) -> Result<Answer, AskError> {
         let asker = self.0.as_ref().ok_or(AskError::Unsupported(NO_FORM))?;
+        let schema = form.clone();
         match asker.ask(key, Question::Person(form)).await? {
+            Reply::Person(Answer::Accepted(content)) => match schema.misfit(&content) {
+                Some(misfit) => Err(AskError::Failed(format!(
+                    "the answer does not fit the form ({misfit})"
+                ))),
+                None => Ok(Answer::Accepted(content)),
+            },
             Reply::Person(answer) => Ok(answer),
             _ => Err(AskError::Failed("a form got another kind of answer".into())),
         }
@@ -226,5 +246,64 @@ pub const NO_ROOTS: &str = "name its roots (it offers no roots)";
 impl fmt::Debug for Ask {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("Ask").field(&self.0.is_some()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A host whose person answers every form with `content`.
+    struct Answers(Value);
+
+    impl Asker for Answers {
+        fn ask<'a>(&'a self, _key: &'a str, _question: Question) -> Replying<'a> {
+            let content = self.0.clone();
+            Box::pin(async move { Ok(Reply::Person(Answer::Accepted(content))) })
+        }
+    }
+
+    fn name_form() -> Form {
+        Form::new(
+            "What is your name?",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+        )
+    }
+
+    fn answered(content: Value) -> Result<Answer, AskError> {
+        let ask = Ask(Some(Arc::new(Answers(content))));
+        block_on(ask.person("user_name", name_form()))
+    }
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn an_answer_that_fits_the_form_is_the_persons_answer() {
+        assert_eq!(
+            answered(json!({"name": "Ada"})),
+            Ok(Answer::Accepted(json!({"name": "Ada"})))
+        );
+    }
+
+    #[test]
+    fn an_answer_that_does_not_fit_the_form_never_reaches_the_tool() {
+        assert_eq!(
+            answered(json!({"name": 5})),
+            Err(AskError::Failed(
+                "the answer does not fit the form (name: expected a string, got 5)".into()
+            ))
+        );
+        assert_eq!(
+            answered(json!({})),
+            Err(AskError::Failed(
+                r#"the answer does not fit the form (missing field "name")"#.into()
+            ))
+        );
     }
 }

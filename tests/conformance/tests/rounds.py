@@ -137,6 +137,16 @@ async def across_replicas():
         )
         assert text_of(third) == "Hello, Bob! Your favorite color is green.", third
 
+        # An answer that does not fit the form is not taken: the question is asked again.
+        again = await on_a.session.call_tool(
+            "test_input_required_result_elicitation",
+            {},
+            input_responses={"user_name": accept(name=5)},
+            allow_input_required=True,
+        )
+        assert isinstance(again, types.InputRequiredResult), again
+        assert list(again.input_requests) == ["user_name"], again
+
         # Tampered with: refused.
         await rejected(on_b, name, {}, {"step2": accept(color="red")}, second.request_state[:-2] + "AA")
         # Carried to other arguments: refused.
