@@ -45,6 +45,9 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
+// Parsed once per process: the size of its largest variant (`mcp` with every HTTP option) costs
+// nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Print the tools' definitions as JSON, in a provider's dialect.

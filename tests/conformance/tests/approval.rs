@@ -4,20 +4,15 @@
 //! elicitation, and the stateless HTTP era (no server-to-client request) each get a refusal the
 //! model can act on, and the tool does not run.
 
+mod host;
+
 use std::path::Path;
 use std::process::Command;
 
-use test_support::Serving;
-
 #[test]
 fn a_tool_that_needs_approval_runs_only_when_the_person_asked_through_the_client_accepts() {
-    let dir = std::env::temp_dir().join(format!("conformance-approval-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-host"));
-    command
-        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
-        .arg(&dir);
-    let host = Serving::start(command);
+    let dir = host::Scratch::new("approval");
+    let host = host::serve(&dir.0, &[]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/approval.py");
     let output = Command::new(test_support::python())
         .arg(script)
@@ -26,7 +21,6 @@ fn a_tool_that_needs_approval_runs_only_when_the_person_asked_through_the_client
         .output()
         .unwrap();
     drop(host);
-    let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");

@@ -3,31 +3,20 @@
 //! replica that holds the same state secret, and states refused when tampered with, sealed by
 //! another key, or carried to another call.
 
+mod host;
+
 use std::path::Path;
 use std::process::Command;
 
-use test_support::Serving;
-
 #[test]
 fn a_round_of_questions_continues_on_any_replica_with_the_secret_and_nowhere_else() {
-    let dir = std::env::temp_dir().join(format!("conformance-rounds-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let secret = dir.join("state-secret");
+    let dir = host::Scratch::new("rounds");
+    let secret = dir.0.join("state-secret");
     std::fs::write(&secret, "a secret the replicas share, 32 bytes or more\n").unwrap();
-    let start = |secret: Option<&Path>| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-host"));
-        command
-            .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
-            .arg(dir.join("sessions"));
-        if let Some(secret) = secret {
-            command.arg("--state-secret").arg(secret);
-        }
-        Serving::start(command)
-    };
-    let a = start(Some(&secret));
-    let b = start(Some(&secret));
-    let stranger = start(None);
+    let shared = ["--state-secret".as_ref(), secret.as_os_str()];
+    let a = host::serve(&dir.0, &shared);
+    let b = host::serve(&dir.0, &shared);
+    let stranger = host::serve(&dir.0, &[]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rounds.py");
     let output = Command::new(test_support::python())
         .arg(script)
@@ -37,7 +26,6 @@ fn a_round_of_questions_continues_on_any_replica_with_the_secret_and_nowhere_els
         .output()
         .unwrap();
     drop((a, b, stranger));
-    let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
@@ -49,16 +37,14 @@ fn a_round_of_questions_continues_on_any_replica_with_the_secret_and_nowhere_els
 
 #[test]
 fn a_state_secret_shorter_than_32_bytes_is_refused_at_start() {
-    let dir = std::env::temp_dir().join(format!("conformance-short-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let secret = dir.join("state-secret");
+    let dir = host::Scratch::new("short-secret");
+    let secret = dir.0.join("state-secret");
     std::fs::write(&secret, "too short\n").unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_conformance-host"))
         .args(["mcp", "--http", "127.0.0.1:0", "--state-secret"])
         .arg(&secret)
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(

@@ -1,9 +1,9 @@
 //! `conformance-host mcp --http` judged by the official MCP conformance suite, in both protocol
 //! eras: every scenario whose fixtures it serves passes every check.
 
-use std::process::Command;
+mod host;
 
-use test_support::{Serving, conformance};
+use test_support::conformance;
 
 /// The scenarios of the fixtures this host serves (tools of every content kind, resources and
 /// templates, prompts and their completions, caching hints), beside those of any server (its
@@ -58,13 +58,8 @@ const SERVED: &[&str] = &[
 
 #[test]
 fn the_conformance_suite_passes_the_fixture_host_on_every_scenario_it_serves() {
-    let dir = std::env::temp_dir().join(format!("conformance-host-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-host"));
-    command
-        .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
-        .arg(&dir);
-    let host = Serving::start(command);
+    let dir = host::Scratch::new("suite");
+    let host = host::serve(&dir.0, &[]);
     let runs = [
         ("fixtures-2026-07-28", &["--requirements", "2026-07-28"][..]),
         ("fixtures-2025-11-25", &["--requirements", "2025-11-25"][..]),
@@ -76,7 +71,6 @@ fn the_conformance_suite_passes_the_fixture_host_on_every_scenario_it_serves() {
         results.push((name, run));
     }
     drop(host);
-    let _ = std::fs::remove_dir_all(&dir);
     for (name, run) in &results {
         conformance::hold(name, run, SERVED);
     }
