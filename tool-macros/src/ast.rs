@@ -34,7 +34,7 @@ pub(crate) struct Param {
 
 pub(crate) enum Kind {
     /// Filled by the call or the host, never by the model: `&Exec`, `Agent`, `Cancel`,
-    /// `Principal`, `Progress`, `Logger`, `Ask`, `Option<Agent>`,
+    /// `Principal`, `Progress`, `Logger`, `Ask`, `Detach`, `Option<Agent>`,
     /// `Service<T>`, `Option<Service<T>>`. `injects` is the `T` of a `Service<T>`, a host service
     /// the tool's plugin cannot load without.
     Context { injects: Option<Box<Type>> },
@@ -233,9 +233,17 @@ fn classify(ty: &Type) -> Kind {
         {
             Kind::Context { injects: None }
         }
-        _ if ["Agent", "Cancel", "Progress", "Logger", "Ask", "Principal"]
-            .iter()
-            .any(|name| last_ident_is(ty, name)) =>
+        _ if [
+            "Agent",
+            "Cancel",
+            "Progress",
+            "Logger",
+            "Ask",
+            "Detach",
+            "Principal",
+        ]
+        .iter()
+        .any(|name| last_ident_is(ty, name)) =>
         {
             Kind::Context { injects: None }
         }
@@ -256,7 +264,7 @@ fn classify(ty: &Type) -> Kind {
 }
 
 /// Whether `ty` is a path whose last segment is `name`, without generic arguments.
-fn last_ident_is(ty: &Type, name: &str) -> bool {
+pub(crate) fn last_ident_is(ty: &Type, name: &str) -> bool {
     match ty {
         Type::Path(path) if path.qself.is_none() => path
             .path

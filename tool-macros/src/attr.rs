@@ -29,11 +29,14 @@ pub(crate) struct Attrs {
     pub concurrency: Option<Ident>,
     /// `needs_approval`: a person approves each call before it runs.
     pub needs_approval: bool,
+    /// `task` or `task = "required"`: its calls may, or must, run as tasks (the `TaskSupport`
+    /// variant).
+    pub task: Option<Ident>,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `timeout`, `scopes`, \
-    `assert_formats`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `task`, `timeout`, \
+    `scopes`, `assert_formats`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -52,6 +55,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut scopes = SetOnce::new(cx, "scopes");
     let mut concurrency = SetOnce::new(cx, "exclusive` or `serial");
     let mut needs_approval = SetOnce::new(cx, "needs_approval");
+    let mut task = SetOnce::new(cx, "task");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -106,6 +110,30 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             blocking.set(&key, key.clone());
         } else if meta.path.is_ident("needs_approval") {
             needs_approval.set(&key, ());
+        } else if meta.path.is_ident("task") {
+            let span = meta.path.segments[0].ident.span();
+            if meta.input.peek(syn::Token![=]) {
+                let value: Expr = meta.value()?.parse()?;
+                let support = match &value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(lit), ..
+                    }) => match lit.value().as_str() {
+                        "optional" => Some("Optional"),
+                        "required" => Some("Required"),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match support {
+                    Some(support) => task.set(&key, Ident::new(support, span)),
+                    None => cx.error_spanned_by(
+                        value,
+                        "expected `task`, `task = \"optional\"` or `task = \"required\"`",
+                    ),
+                }
+            } else {
+                task.set(&key, Ident::new("Optional", span));
+            }
         } else if meta.path.is_ident("exclusive") {
             concurrency.set(
                 &key,
@@ -201,6 +229,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         scopes: scopes.value.unwrap_or_default(),
         concurrency: concurrency.value,
         needs_approval: needs_approval.value.is_some(),
+        task: task.value,
     }
 }
 

@@ -51,6 +51,12 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
                 }
             }
             Kind::Context { .. } => {
+                if tool.attrs.task.is_none() && crate::ast::last_ident_is(&param.ty, "Detach") {
+                    cx.error_spanned_by(
+                        &param.ty,
+                        "a `Detach` parameter says where a call becomes a task; declare the tool `#[tool(task)]`",
+                    );
+                }
                 if let Some((_, attr)) = &param.doc {
                     cx.error_spanned_by(
                         attr,

@@ -258,6 +258,12 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .needs_approval
         .then(|| quote!(.with_needs_approval()));
 
+    let task = tool
+        .attrs
+        .task
+        .as_ref()
+        .map(|support| quote!(.with_task_support(#rt::TaskSupport::#support)));
+
     // A tool with a context parameter that needs the owning agent (`Agent`) says so, so a
     // host can begin a session for a call that names none.
     let context_types = tool
@@ -265,8 +271,10 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .iter()
         .filter(|param| matches!(param.kind, Kind::Context { .. }))
         .map(|param| &param.ty);
+    let detaches_types = context_types.clone();
     let requires_agent = quote!(
         .with_agent_required(false #(|| <#context_types as #rt::FromCall<'_>>::REQUIRES_AGENT)*)
+        .with_detaching(false #(|| <#detaches_types as #rt::FromCall<'_>>::DETACHES)*)
     );
 
     // The title and hints declared, and nothing else.
@@ -400,6 +408,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #scopes
                             #concurrency
                             #needs_approval
+                            #task
                             #requires_agent
                     })
                 }

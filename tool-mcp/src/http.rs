@@ -194,7 +194,10 @@ impl McpServer {
     /// each stateless request names (see [`http`](self)).
     pub fn for_http(ctx: Arc<tool_runtime::Ctx>, sessions: HttpSessions) -> Result<Self, McpError> {
         let mut server = McpServer::new(ctx, Agent::new("unused", Session::in_memory()))?;
-        server.agents = crate::server::Agents::PerRequest(Arc::new(sessions));
+        let sessions = Arc::new(sessions);
+        // Tasks are kept where the sessions are: any replica answers for them.
+        server.tasks = crate::tasks::Tasks::new(crate::tasks::Logs::Store(Arc::clone(&sessions)));
+        server.agents = crate::server::Agents::PerRequest(sessions);
         Ok(server)
     }
 

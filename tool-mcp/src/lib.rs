@@ -51,6 +51,7 @@ mod rounds;
 mod server;
 #[cfg(feature = "http")]
 mod sessions;
+mod tasks;
 
 #[cfg(feature = "http")]
 pub mod auth;

@@ -123,41 +123,10 @@ impl Rounds {
         rmcp::model::InputRequiredResult::new(Some(waiting), Some(state))
     }
 
-    fn can(&self, question: &Question) -> Result<(), AskError> {
-        let caps = &self.capabilities;
-        match question {
-            Question::Person(_) => {
-                let form = caps
-                    .elicitation
-                    .as_ref()
-                    .is_some_and(|e| e.form.is_some() || e.url.is_none());
-                if form {
-                    Ok(())
-                } else {
-                    Err(AskError::Unsupported(NO_FORM))
-                }
-            }
-            Question::Model(_) if caps.sampling.is_none() => Err(AskError::Unsupported(NO_MODEL)),
-            Question::Roots if caps.roots.is_none() => Err(AskError::Unsupported(NO_ROOTS)),
-            _ => Ok(()),
-        }
-    }
-
     /// The client's answer to `question`, when it sent one that answers it.
     fn answer(&self, key: &str, question: &Question) -> Option<Reply> {
         let sent = self.answers.get(key)?;
-        let reply = match question {
-            // An answer that does not fit the form is asked for again.
-            Question::Person(form) => match answer_of(sent)? {
-                Answer::Accepted(content) if form.misfit(&content).is_some() => return None,
-                answer => Reply::Person(answer),
-            },
-            Question::Model(_) => {
-                sent.get("content")?;
-                Reply::Model(sampled_of(sent))
-            }
-            Question::Roots => Reply::Roots(roots_of(sent)?),
-        };
+        let reply = reply_of(question, sent)?;
         lock(&self.read).insert(key.to_owned(), sent.clone());
         Some(reply)
     }
@@ -166,7 +135,7 @@ impl Rounds {
 impl Asker for Rounds {
     fn ask<'a>(&'a self, key: &'a str, question: Question) -> Replying<'a> {
         Box::pin(async move {
-            self.can(&question)?;
+            can(&self.capabilities, &question)?;
             if let Some(reply) = self.answer(key, &question) {
                 return Ok(reply);
             }
@@ -180,8 +149,44 @@ impl Asker for Rounds {
     }
 }
 
+/// Whether a client of `caps` can answer `question`; [`AskError::Unsupported`] when not.
+pub(crate) fn can(caps: &ClientCapabilities, question: &Question) -> Result<(), AskError> {
+    match question {
+        Question::Person(_) => {
+            let form = caps
+                .elicitation
+                .as_ref()
+                .is_some_and(|e| e.form.is_some() || e.url.is_none());
+            if form {
+                Ok(())
+            } else {
+                Err(AskError::Unsupported(NO_FORM))
+            }
+        }
+        Question::Model(_) if caps.sampling.is_none() => Err(AskError::Unsupported(NO_MODEL)),
+        Question::Roots if caps.roots.is_none() => Err(AskError::Unsupported(NO_ROOTS)),
+        _ => Ok(()),
+    }
+}
+
+/// The reply `sent` gives to `question`, when it is one: an answer that does not fit the form,
+/// or is no answer of the kind asked, is none (the question is asked again).
+pub(crate) fn reply_of(question: &Question, sent: &Value) -> Option<Reply> {
+    Some(match question {
+        Question::Person(form) => match answer_of(sent)? {
+            Answer::Accepted(content) if form.misfit(&content).is_some() => return None,
+            answer => Reply::Person(answer),
+        },
+        Question::Model(_) => {
+            sent.get("content")?;
+            Reply::Model(sampled_of(sent))
+        }
+        Question::Roots => Reply::Roots(roots_of(sent)?),
+    })
+}
+
 /// `question` as the request the client fulfils.
-fn input_request(question: &Question) -> Result<InputRequest, AskError> {
+pub(crate) fn input_request(question: &Question) -> Result<InputRequest, AskError> {
     let wire = match question {
         Question::Person(form) => json!({
             "method": "elicitation/create",

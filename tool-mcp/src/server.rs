@@ -34,6 +34,10 @@ pub struct McpServer {
     pub(crate) log_level: Arc<std::sync::atomic::AtomicU8>,
     /// What seals the state of a stateless call's rounds (`requestState`).
     pub(crate) state_key: crate::rounds::StateKey,
+    /// The calls run as tasks, and where their state is kept.
+    pub(crate) tasks: Arc<crate::tasks::Tasks>,
+    /// Whether a tool's calls may run as tasks (the tasks extension is advertised).
+    pub(crate) serves_tasks: bool,
 }
 
 /// Whose calls a server runs.
@@ -74,8 +78,14 @@ impl McpServer {
         let state_key = crate::rounds::StateKey::random().map_err(|error| {
             McpError::NotStarted(format!("the system's random source failed: {error}"))
         })?;
+        let serves_tasks = ctx
+            .tools
+            .definitions()
+            .any(|definition| definition.task_support() != tool_runtime::TaskSupport::Never);
         Ok(McpServer {
             ctx,
+            tasks: crate::tasks::Tasks::new(crate::tasks::Logs::memory()),
+            serves_tasks,
             agents: Agents::One(agent),
             tools: Arc::new(tools),
             name: "toolhost".into(),
@@ -161,6 +171,16 @@ impl ServerHandler for McpServer {
         if !self.ctx.prompts.is_empty() {
             capabilities.prompts = Some(Default::default());
             capabilities.completions = Some(Default::default());
+        }
+        // The tasks extension, when a tool's calls may run as tasks.
+        if self.serves_tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    Default::default(),
+                );
         }
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.name.to_string(),
@@ -283,6 +303,41 @@ impl ServerHandler for McpServer {
         let span = self.call_span(&request, &context);
         tracing::Instrument::instrument(self.serve_call(request, context), span).await
     }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.on_task(request.task_id, &context, |tasks, id, log| {
+            tasks.get(id, log)
+        })
+        .await
+        .map(rmcp::model::GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let responses = request.input_responses;
+        self.on_task(request.task_id, &context, move |tasks, id, log| {
+            tasks.update(id, log, responses)
+        })
+        .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.on_task(request.task_id, &context, |tasks, id, log| {
+            tasks.cancel(id, log)
+        })
+        .await
+    }
 }
 
 impl McpServer {
@@ -388,6 +443,29 @@ impl McpServer {
         if let Some(raw) = &raw {
             raw.ticket.turn().await;
         }
+        // A tool whose calls may run as tasks: a client that speaks the extension gets the
+        // task's handle and the call goes on in the background; one that does not waits for
+        // the call's end, or is refused where the tool runs only as a task.
+        let support = self
+            .ctx
+            .tools
+            .get(&request.name)
+            .map_or(tool_runtime::TaskSupport::Never, |tool| {
+                tool.definition().task_support()
+            });
+        let speaks_tasks = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        if support == tool_runtime::TaskSupport::Required && !speaks_tasks {
+            if let Some(raw) = raw {
+                raw.ticket.finish();
+            }
+            return Err(ErrorData::missing_required_client_capability(
+                rmcp::model::ClientCapabilities::builder()
+                    .enable_tasks()
+                    .build(),
+            ));
+        }
         // A tool that needs a person's approval runs only once the person, asked through the
         // client, accepts: in the session's turn (no later call overtakes it), before the
         // session is opened (no lease is held while a person thinks).
@@ -413,6 +491,49 @@ impl McpServer {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(refused.text)]).into());
             }
         }
+        if support != tool_runtime::TaskSupport::Never && speaks_tasks {
+            // A task leaves the session's order once it has its handle.
+            if let Some(raw) = raw {
+                raw.ticket.finish();
+            }
+            return self
+                .start_task(request, context, args, rounds, asker, &binding)
+                .await;
+        }
+        match self
+            .clone()
+            .run_call(
+                request,
+                context,
+                raw,
+                args,
+                rounds.clone(),
+                asker,
+                None,
+                None,
+            )
+            .await?
+        {
+            Some(result) => Ok(result.into()),
+            None => Ok(self.input_required(rounds.as_deref(), &binding)),
+        }
+    }
+
+    /// The rest of a call, once asked questions are answered and its approval given: its
+    /// session opened, the tool run, its output as MCP's result; `None` when it stopped at a
+    /// question its client has not answered (rounds).
+    #[allow(clippy::too_many_arguments)]
+    async fn run_call(
+        self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        raw: Option<RawCall>,
+        args: Arc<str>,
+        rounds: Option<Arc<crate::rounds::Rounds>>,
+        asker: Arc<dyn tool_runtime::Asker>,
+        detacher: Option<Arc<dyn tool_runtime::Detacher>>,
+        panicked: Option<Arc<std::sync::OnceLock<String>>>,
+    ) -> Result<Option<CallToolResult>, ErrorData> {
         let (agent, _held, minted) = match self.agent_for(&request, &context).await {
             Ok(opened) => opened,
             Err(error) => {
@@ -433,6 +554,16 @@ impl McpServer {
         let mut exec = exec
             .with_cancel(Cancel::from(cancel.clone()))
             .with_ask(asker);
+        if let Some(detacher) = detacher {
+            exec = exec.with_detach(detacher);
+        }
+        // A task tells the tool's panic (the server's failure) from its error.
+        if let Some(panicked) = &panicked {
+            let panicked = Arc::clone(panicked);
+            exec = exec.with_panic_hook(move |message| {
+                let _ = panicked.set(message.to_owned());
+            });
+        }
         // Who called, when the endpoint checked it; a tool that takes a `Principal` sees it.
         #[cfg(feature = "http")]
         if let Some(principal) = context
@@ -493,8 +624,14 @@ impl McpServer {
         }
         logged.finish().await;
         let Some(output) = output else {
-            return Ok(self.input_required(rounds.as_deref(), &binding));
+            return Ok(None);
         };
+        if let Some(message) = panicked.as_ref().and_then(|panicked| panicked.get()) {
+            return Err(ErrorData::internal_error(
+                format!("{} panicked: {message}", request.name),
+                None,
+            ));
+        }
         // Data goes as structuredContent (an object, as the tool's outputSchema says) beside its
         // JSON text, for clients without structured results.
         let structured = match (output.data(), self.ctx.tools.get(&request.name)) {
@@ -525,7 +662,182 @@ impl McpServer {
         }
         #[cfg(not(feature = "http"))]
         let _: Option<String> = minted;
-        Ok(result.into())
+        Ok(Some(result))
+    }
+}
+
+impl McpServer {
+    /// A call run as a task: recorded in the store and answered with its handle, the call
+    /// going on in the background. A tool that detaches itself runs as an ordinary call until
+    /// it says so: what it asks until then goes the request's way, and if it ends (or stops at
+    /// a question) first, its request is answered as any call's.
+    async fn start_task(
+        &self,
+        request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+        args: Arc<str>,
+        rounds: Option<Arc<crate::rounds::Rounds>>,
+        asker: Arc<dyn tool_runtime::Asker>,
+        binding: &[u8],
+    ) -> Result<CallToolResponse, ErrorData> {
+        let id = crate::tasks::Tasks::mint()?;
+        let log = crate::tasks::Tasks::log_name(&id, &self.caller_namespace(&context))?;
+        let capabilities = context.client_capabilities().unwrap_or_default();
+        let on_task = self.tasks.asker(&log, capabilities);
+        let tool = request.name.to_string();
+        let detaches = self
+            .ctx
+            .tools
+            .get(&tool)
+            .is_some_and(|known| known.definition().detaches());
+        // The request is answered when the task begins: the call's cancellation is the task's
+        // (`tasks/cancel`, the server stopping).
+        let cancel = self.calls.cancel.child_token();
+        context.ct = cancel.clone();
+        if !detaches {
+            let task = self.begin_task(&id, &log, &tool, cancel).await?;
+            on_task.begun();
+            let call = tokio::spawn(self.clone().run_call(
+                request,
+                context,
+                None,
+                args,
+                None,
+                on_task,
+                None,
+                Some(Arc::default()),
+            ));
+            self.calls
+                .tracker
+                .spawn(Arc::clone(&self.tasks).finish(log, call));
+            return Ok(rmcp::model::CreateTaskResult::new(task).into());
+        }
+        let detaching = Arc::new(Detaching {
+            before: asker,
+            after: Arc::clone(&on_task),
+            detached: std::sync::atomic::AtomicBool::new(false),
+            signal: tokio::sync::Notify::new(),
+        });
+        let mut call = tokio::spawn(self.clone().run_call(
+            request,
+            context,
+            None,
+            args,
+            rounds.clone(),
+            Arc::clone(&detaching) as Arc<dyn tool_runtime::Asker>,
+            Some(Arc::clone(&detaching) as Arc<dyn tool_runtime::Detacher>),
+            Some(Arc::default()),
+        ));
+        tokio::select! {
+            ended = &mut call => {
+                let ended = ended.map_err(|error| {
+                    ErrorData::internal_error(format!("the call failed: {error}"), None)
+                })?;
+                match ended? {
+                    Some(result) => Ok(result.into()),
+                    None => Ok(self.input_required(rounds.as_deref(), binding)),
+                }
+            }
+            () = detaching.signal.notified() => {
+                let task = match self.begin_task(&id, &log, &tool, cancel).await {
+                    Ok(task) => task,
+                    Err(error) => {
+                        call.abort();
+                        return Err(error);
+                    }
+                };
+                on_task.begun();
+                self.calls
+                    .tracker
+                    .spawn(Arc::clone(&self.tasks).finish(log, call));
+                Ok(rmcp::model::CreateTaskResult::new(task).into())
+            }
+        }
+    }
+
+    /// Records task `id` (log `log`) of `tool` as begun, off the async workers.
+    async fn begin_task(
+        &self,
+        id: &str,
+        log: &str,
+        tool: &str,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<rmcp::model::Task, ErrorData> {
+        let tasks = Arc::clone(&self.tasks);
+        let (id, log, tool) = (id.to_owned(), log.to_owned(), tool.to_owned());
+        tokio::task::spawn_blocking(move || tasks.create(&id, &log, &tool, cancel))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
+            .map_err(|error| {
+                ErrorData::internal_error(format!("the task could not be begun: {error}"), None)
+            })
+    }
+
+    /// The namespace of the caller of a request: its principal's, when the endpoint checked
+    /// it; empty when not.
+    fn caller_namespace(
+        &self,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
+            RoleServer,
+        >,
+    ) -> String {
+        #[cfg(feature = "http")]
+        if let Some(principal) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::auth::Principal>())
+        {
+            return crate::sessions::namespace(&tool_runtime::Owner::of(principal));
+        }
+        String::new()
+    }
+
+    /// Task `id`'s log for the caller of `context`, and what the store call on it answers.
+    async fn on_task<T: Send + 'static>(
+        &self,
+        id: String,
+        context: &RequestContext<RoleServer>,
+        what: impl FnOnce(&crate::tasks::Tasks, &str, &str) -> Result<T, ErrorData> + Send + 'static,
+    ) -> Result<T, ErrorData> {
+        let log = crate::tasks::Tasks::log_name(&id, &self.caller_namespace(context))?;
+        let tasks = Arc::clone(&self.tasks);
+        tokio::task::spawn_blocking(move || what(&tasks, &id, &log))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
+    }
+}
+
+/// Where a call that detaches itself asks: the request's way until it detaches, then on its
+/// task.
+struct Detaching {
+    before: Arc<dyn tool_runtime::Asker>,
+    after: Arc<crate::tasks::OnTask>,
+    detached: std::sync::atomic::AtomicBool,
+    signal: tokio::sync::Notify,
+}
+
+impl tool_runtime::Asker for Detaching {
+    fn ask<'a>(
+        &'a self,
+        key: &'a str,
+        question: tool_runtime::Question,
+    ) -> tool_runtime::Replying<'a> {
+        if self.detached.load(std::sync::atomic::Ordering::Acquire) {
+            self.after.ask(key, question)
+        } else {
+            self.before.ask(key, question)
+        }
+    }
+}
+
+impl tool_runtime::Detacher for Detaching {
+    fn detach(&self) {
+        if !self
+            .detached
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            self.signal.notify_one();
+        }
     }
 }
 

@@ -298,7 +298,7 @@ impl HttpSessions {
     }
 
     /// Session `id` for reading, if it exists. Blocks.
-    fn read(&self, id: &str) -> Result<Option<Session>, McpError> {
+    pub(crate) fn read(&self, id: &str) -> Result<Option<Session>, McpError> {
         match &self.store {
             Backing::Files { dir, open } => {
                 if let Some(agent) = lock(open).get(id) {

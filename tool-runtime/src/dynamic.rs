@@ -161,6 +161,7 @@ pub struct DynamicToolBuilder {
     unchecked: bool,
     concurrency: tool_schema::Concurrency,
     needs_approval: bool,
+    task_support: tool_schema::TaskSupport,
 }
 
 impl DynamicTool {
@@ -182,6 +183,7 @@ impl DynamicTool {
             unchecked: false,
             concurrency: tool_schema::Concurrency::Parallel,
             needs_approval: false,
+            task_support: tool_schema::TaskSupport::Never,
         }
     }
 }
@@ -223,6 +225,13 @@ impl DynamicToolBuilder {
     /// Each call waits for a person's approval, in a host that asks.
     pub fn needs_approval(mut self) -> Self {
         self.needs_approval = true;
+        self
+    }
+
+    /// Whether its calls may run as tasks (MCP's tasks extension; see
+    /// [`TaskSupport`](crate::TaskSupport)): each is one from its start.
+    pub fn task(mut self, support: tool_schema::TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 
@@ -316,7 +325,8 @@ impl DynamicToolBuilder {
             self.input_schema.clone(),
         )
         .with_annotations(self.annotations.clone())
-        .with_concurrency(self.concurrency);
+        .with_concurrency(self.concurrency)
+        .with_task_support(self.task_support);
         if let Some(schema) = &self.output_schema {
             definition = definition.with_output_schema(schema.clone());
         }

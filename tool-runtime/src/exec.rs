@@ -9,6 +9,9 @@ use crate::logger::{LogMessage, LogSink};
 use crate::principal::Principal;
 use crate::progress::{ProgressSink, ProgressUpdate};
 
+/// What a host is told of a tool's panic: its message ([`Exec::with_panic_hook`]).
+pub type PanicHook = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The context of one tool call, built by the host: who called and which call it is.
 ///
 /// Nothing in it comes from the model's arguments, so the model can never choose the session a
@@ -38,6 +41,11 @@ pub struct Exec {
     pub log: Option<LogSink>,
     /// Who carries the questions its tool asks (see [`Ask`](crate::Ask)), if anyone.
     pub ask: Option<Arc<dyn crate::ask::Asker>>,
+    /// Who turns the call into a task where its tool says so (see [`Detach`](crate::Detach)),
+    /// if anyone.
+    pub detach: Option<Arc<dyn crate::detach::Detacher>>,
+    /// Who is told when the tool panics, if anyone ([`Exec::with_panic_hook`]).
+    pub panic_hook: Option<PanicHook>,
     /// Who made the call, when the host checked it; the local user when not (see
     /// [`Exec::principal`]).
     pub principal: Option<Principal>,
@@ -104,6 +112,24 @@ impl Exec {
         self.ask = Some(asker);
         self
     }
+
+    /// The same context, `hook` told of the tool's panic with its message. The call still
+    /// answers as any panicked call does (`Error: <tool> panicked: …`); a host that tells the
+    /// server's failures from a tool's errors (MCP's tasks: `failed`, not `completed`) learns
+    /// it was one.
+    #[must_use]
+    pub fn with_panic_hook(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.panic_hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// The same context, turned into a task by `detacher` where its tool says
+    /// [`Detach::now`](crate::Detach::now).
+    #[must_use]
+    pub fn with_detach(mut self, detacher: Arc<dyn crate::detach::Detacher>) -> Self {
+        self.detach = Some(detacher);
+        self
+    }
 }
 
 impl fmt::Debug for Exec {
@@ -115,6 +141,8 @@ impl fmt::Debug for Exec {
             .field("progress", &self.progress.is_some())
             .field("log", &self.log.is_some())
             .field("ask", &self.ask.is_some())
+            .field("detach", &self.detach.is_some())
+            .field("panic_hook", &self.panic_hook.is_some())
             .field("principal", &self.principal.as_ref().map(|p| &p.subject))
             .finish()
     }

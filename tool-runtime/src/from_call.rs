@@ -3,6 +3,7 @@
 use crate::agent::Agent;
 use crate::ask::Ask;
 use crate::cancel::Cancel;
+use crate::detach::Detach;
 use crate::exec::Exec;
 use crate::logger::Logger;
 use crate::output::ToolOutput;
@@ -16,7 +17,7 @@ use crate::tool::Invocation;
 /// model's arguments, and never appears in the schema.
 ///
 /// Implemented for `&Exec` (the call's context), `Agent` (the owning agent; a call without one is
-/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress), `Logger` (where it logs), `Ask` (where it asks the person or the client's model),
+/// rejected), `Cancel` (the call's cancellation), `Progress` (where it reports progress), `Logger` (where it logs), `Ask` (where it asks the person or the client's model), `Detach` (where its call becomes a task),
 /// `Principal` (who made the call),
 /// `Option<Agent>`, `Service<T>` (a host service, which the tool's plugin injects) and
 /// `Option<Service<T>>` (a host service the tool can do without: not injected, `None` when the
@@ -27,13 +28,18 @@ use crate::tool::Invocation;
 /// needs from its host is a [`Service<T>`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a context parameter of a #[tool] function",
-    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Logger`, `Ask`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
+    note = "context parameters are `&Exec`, `Agent`, `Cancel`, `Progress`, `Logger`, `Ask`, `Detach`, `Principal`, `Option<Agent>`, `Service<T>` and `Option<Service<T>>`, spelled that way; every other parameter is a model argument"
 )]
 pub trait FromCall<'a>: Sized + sealed::Sealed {
     /// Whether a call cannot resolve the parameter without an owning agent (`Agent`): the
     /// tool's [`Definition::requires_agent`](crate::Definition::requires_agent).
     #[doc(hidden)]
     const REQUIRES_AGENT: bool = false;
+
+    /// Whether the parameter says where the call becomes a task (`Detach`): the tool's
+    /// [`Definition::detaches`](crate::Definition::detaches).
+    #[doc(hidden)]
+    const DETACHES: bool = false;
 
     /// Resolves the parameter for this call.
     fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput>;
@@ -83,6 +89,14 @@ impl<'a> FromCall<'a> for Ask {
     }
 }
 
+impl<'a> FromCall<'a> for Detach {
+    const DETACHES: bool = true;
+
+    fn from_call(call: &Invocation<'a>) -> Result<Self, ToolOutput> {
+        Ok(Detach::new(call.exec.detach.as_ref()))
+    }
+}
+
 impl<'a> FromCall<'a> for Agent {
     const REQUIRES_AGENT: bool = true;
 
@@ -118,6 +132,7 @@ mod sealed {
     use crate::agent::Agent;
     use crate::ask::Ask;
     use crate::cancel::Cancel;
+    use crate::detach::Detach;
     use crate::exec::Exec;
     use crate::logger::Logger;
     use crate::principal::Principal;
@@ -133,6 +148,7 @@ mod sealed {
     impl Sealed for Progress {}
     impl Sealed for Logger {}
     impl Sealed for Ask {}
+    impl Sealed for Detach {}
     impl Sealed for Principal {}
     impl Sealed for Option<Agent> {}
     impl<T: ?Sized> Sealed for Service<T> {}

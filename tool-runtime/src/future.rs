@@ -42,6 +42,26 @@ impl<'a> ToolFuture<'a> {
         })
     }
 
+    /// The same result, `hook` told of a panic of the tool's with its message before the panic
+    /// is answered as any panic is (`<tool> panicked: …`).
+    pub(crate) fn telling_panics(self, hook: crate::exec::PanicHook) -> Self {
+        match self.0 {
+            Inner::Pending { tool, mut future } => ToolFuture(Inner::Pending {
+                tool,
+                future: Box::pin(std::future::poll_fn(move |cx| {
+                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                        Ok(poll) => poll,
+                        Err(payload) => {
+                            hook(crate::refusal::panic_message(payload.as_ref()));
+                            std::panic::resume_unwind(payload)
+                        }
+                    }
+                })),
+            }),
+            ready => ToolFuture(ready),
+        }
+    }
+
     /// A result computed by `work`, a synchronous tool that blocks (`#[tool(blocking)]`): awaited
     /// on a tokio runtime, it runs on the runtime's blocking threads, so the executor goes on
     /// with other calls meanwhile; waited for, it runs where [`ToolFuture::wait`] drives it.

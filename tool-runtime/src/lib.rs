@@ -116,6 +116,7 @@ mod args;
 mod ask;
 mod batch;
 mod cancel;
+mod detach;
 mod exec;
 mod from_call;
 mod future;
@@ -149,9 +150,10 @@ pub use ask::{
 pub use batch::ToolCall;
 pub use cancel::Cancel;
 pub use ctx::{Ctx, Plugin};
+pub use detach::{Detach, Detacher};
 pub use dynamic::{Call, DynamicTool, DynamicToolBuilder};
 pub use error::{LoadError, ToolError};
-pub use exec::Exec;
+pub use exec::{Exec, PanicHook};
 pub use from_call::FromCall;
 pub use future::ToolFuture;
 pub use logger::{LogLevel, LogMessage, LogSink, Logger};
@@ -170,7 +172,7 @@ pub use registry::{
 pub use resource::{About, ReadError, Resource, ResourceTemplate, Resources};
 pub use service::{Service, ServiceKey};
 pub use tool::{Invocation, Tool};
-pub use tool_schema::{Annotations, Concurrency, Definition, Dialect, DialectError};
+pub use tool_schema::{Annotations, Concurrency, Definition, Dialect, DialectError, TaskSupport};
 pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, blocking};
 
 /// Turns a function into a model-facing tool.
@@ -304,6 +306,13 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 ///   (`tool-agent`) pauses the run with the call pending in the session, and a host asks; an
 ///   MCP server asks the person through the client (`elicitation/create`) and refuses the call,
 ///   in a text the model can act on, when the client cannot ask ([`Definition::needs_approval`]).
+/// - `task`, `task = "required"`: a call may run as a task (MCP's tasks extension): a client
+///   that speaks the extension is answered at once with the task's handle and polls for the
+///   result, which any replica of an HTTP endpoint answers; any other client waits for the
+///   call's end as for any call, or, with `"required"`, is refused (`-32021`). The call is a
+///   task from its start, or from where the tool says [`Detach::now`] when it takes a
+///   [`Detach`] ([`Definition::task_support`], [`TaskSupport`]). Elsewhere (an agent loop,
+///   the REPL) it is an ordinary call.
 /// - `scopes = "todos:write admin"`: the OAuth scopes (space-separated) a caller's token needs
 ///   to call the tool over an HTTP endpoint that checks callers; such an endpoint lists the
 ///   tool only to callers that have them ([`Definition::scopes`]). Over stdio and in the REPL
@@ -345,7 +354,7 @@ pub mod __private {
     pub use crate::output::structured_output;
     pub use crate::{
         Annotations, Concurrency, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation,
-        LoadError, ModelArg, Plugin, ServiceKey, Tool, ToolFuture, ToolOutput,
+        LoadError, ModelArg, Plugin, ServiceKey, TaskSupport, Tool, ToolFuture, ToolOutput,
     };
     pub use ::tool_schema::ArgSpec;
 

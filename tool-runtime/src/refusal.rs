@@ -61,12 +61,17 @@ pub(crate) fn missing_service(tool: &str, service: &str) -> ToolOutput {
 
 /// The tool panicked: its panic message, when it has one.
 pub(crate) fn panicked(tool: &str, payload: &(dyn Any + Send)) -> ToolOutput {
-    let message = payload
+    let message = panic_message(payload);
+    ToolOutput::error(format_args!("{tool} panicked: {message}"))
+}
+
+/// A panic's message, when it has one.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
-    ToolOutput::error(format_args!("{tool} panicked: {message}"))
+        .unwrap_or("no message")
 }
 
 /// The host cancelled the call.

@@ -428,9 +428,18 @@ impl ToolRegistry {
                 future.capped(tool_name, self.max_result_bytes, recorded)
             }
             Ok(future) => {
+                let future = match &exec.panic_hook {
+                    Some(hook) => future.telling_panics(std::sync::Arc::clone(hook)),
+                    None => future,
+                };
                 future.guarded(tool_name, cancel, timeout, self.max_result_bytes, recorded)
             }
-            Err(payload) => ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref())),
+            Err(payload) => {
+                if let Some(hook) = &exec.panic_hook {
+                    hook(refusal::panic_message(payload.as_ref()));
+                }
+                ToolFuture::ready(refusal::panicked(tool_name, payload.as_ref()))
+            }
         }
     }
 }

@@ -25,6 +25,22 @@ pub enum Concurrency {
     Exclusive,
 }
 
+/// Whether a tool's calls may run as tasks (MCP's tasks extension): answered at once with a
+/// handle the client polls, the call going on in the background.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never: each call is answered when it ends (the default).
+    #[default]
+    Never,
+    /// For a client that speaks the tasks extension; any other waits for the call's end
+    /// (`#[tool(task)]`).
+    Optional,
+    /// Only as a task: a client that does not speak the extension is refused
+    /// (`#[tool(task = "required")]`).
+    Required,
+}
+
 /// A tool as a model sees it: name, description and input schema, and its renderings in each
 /// provider's [`Dialect`], each computed once.
 #[derive(Clone, Debug)]
@@ -53,6 +69,10 @@ pub struct Definition {
     needs_approval: bool,
     /// Whether a call needs an owning agent's session (an `Agent` parameter).
     requires_agent: bool,
+    /// Whether its calls may run as tasks.
+    task_support: TaskSupport,
+    /// Whether the tool says itself where its call becomes a task (a `Detach` parameter).
+    detaches: bool,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -106,6 +126,8 @@ impl Definition {
             concurrency: Concurrency::Parallel,
             needs_approval: false,
             requires_agent: false,
+            task_support: TaskSupport::Never,
+            detaches: false,
             rendered: Default::default(),
         }
     }
@@ -191,6 +213,34 @@ impl Definition {
     /// Whether a call needs an owning agent's session ([`Definition::with_agent_required`]).
     pub fn requires_agent(&self) -> bool {
         self.requires_agent
+    }
+
+    /// The same definition of a tool whose calls may run as tasks, as `support` says
+    /// (`#[tool(task)]`, `#[tool(task = "required")]`).
+    #[must_use]
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Whether the tool's calls may run as tasks ([`TaskSupport::Never`] unless it says).
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
+    }
+
+    /// The same definition of a tool that says itself where a call becomes a task (`#[tool]`
+    /// says so of a tool with a `Detach` parameter): until then the call is an ordinary one,
+    /// whose questions go the way any call's do.
+    #[must_use]
+    pub fn with_detaching(mut self, detaches: bool) -> Self {
+        self.detaches = detaches;
+        self
+    }
+
+    /// Whether the tool says itself where its call becomes a task
+    /// ([`Definition::with_detaching`]); else a task-run call is one from its start.
+    pub fn detaches(&self) -> bool {
+        self.detaches
     }
 
     /// Whether each call waits for a person's approval ([`Definition::with_needs_approval`]).

@@ -515,3 +515,116 @@ pub fn prompts() -> Vec<Prompt> {
         .description("A prompt that includes image content"),
     ]
 }
+
+/// Greets `name` at once: never a task (the tasks extension's sync-only fixture)
+#[tool(read_only)]
+pub fn greet(
+    /// Who to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds` seconds, then says so: a task for a client that speaks the tasks
+/// extension, stopped by `tasks/cancel`
+#[tool(task, read_only)]
+pub async fn slow_compute(
+    cancel: tool_runtime::Cancel,
+    /// How long to compute, in seconds
+    seconds: u64,
+    /// A label for the computation
+    #[serde(default)]
+    label: Option<String>,
+) -> Result<String, ToolError> {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_secs(seconds)) => {}
+        () = cancel.cancelled() => return Err(ToolError::new("slow_compute was cancelled")),
+    }
+    Ok(match label {
+        Some(label) => format!("Computed for {seconds}s ({label})"),
+        None => format!("Computed for {seconds}s"),
+    })
+}
+
+/// Works for a second, then fails: the tool's own error, as a completed task's result
+#[tool(task = "required", read_only)]
+pub async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed"))
+}
+
+/// Fails the server's way, not the tool's: it panics, which a task reports as `failed`
+#[tool(task, read_only)]
+pub async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("protocol_error_job fails as a fixture should")
+}
+
+/// Deletes `filename` once the person confirms: a task that waits on the person's answer
+#[tool(task, destructive)]
+pub async fn confirm_delete(
+    ask: Ask,
+    /// The file to delete
+    filename: String,
+) -> Result<String, ToolError> {
+    let form = Form::new(
+        format!("Delete {filename}?"),
+        json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean", "description": "Delete it"}},
+            "required": ["confirm"]
+        }),
+    );
+    Ok(match ask.person("confirm", form).await? {
+        Answer::Accepted(content) if content["confirm"] == json!(true) => {
+            format!("Deleted {filename}")
+        }
+        _ => format!("Kept {filename}"),
+    })
+}
+
+/// Asks the person two things at once: a task waiting on two answers
+#[tool(task, read_only)]
+pub async fn multi_input(ask: Ask) -> Result<String, ToolError> {
+    let form = |message: &str| {
+        Form::new(
+            message,
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "confirm": {"type": "boolean"}
+                }
+            }),
+        )
+    };
+    let (first, second) = tokio::join!(
+        ask.person("first", form("Your name?")),
+        ask.person("second", form("Confirm?")),
+    );
+    Ok(format!(
+        "first: {}; second: {}",
+        given(&first?, "name"),
+        given(&second?, "name")
+    ))
+}
+
+/// Asks the person's name, then goes on as a task: rounds first, a task for the rest
+#[tool(task = "required", read_only)]
+pub async fn test_tool_with_task(
+    ask: Ask,
+    detach: tool_runtime::Detach,
+) -> Result<String, ToolError> {
+    let answer = ask
+        .person(
+            "user_name",
+            asking_for("What is your name?", "name", "string"),
+        )
+        .await?;
+    detach.now();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!(
+        "Hello, {}! The task is done.",
+        given(&answer, "name")
+    ))
+}

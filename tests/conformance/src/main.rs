@@ -37,6 +37,13 @@ fn main() -> ExitCode {
         .plugin::<TestInputRequiredResultMultiRound>()
         .plugin::<TestInputRequiredResultTamperedState>()
         .plugin::<TestInputRequiredResultCapabilities>()
+        .plugin::<Greet>()
+        .plugin::<SlowCompute>()
+        .plugin::<FailingJob>()
+        .plugin::<ProtocolErrorJob>()
+        .plugin::<ConfirmDelete>()
+        .plugin::<MultiInput>()
+        .plugin::<TestToolWithTask>()
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

@@ -6,7 +6,8 @@ mod host;
 use test_support::conformance;
 
 /// The scenarios of the fixtures this host serves (tools of every content kind, resources and
-/// templates, prompts and their completions, caching hints), beside those of any server (its
+/// templates, prompts and their completions, caching hints, questions in rounds, tasks — the
+/// tasks extension's scenarios run with `--suite all`), beside those of any server (its
 /// lifecycle, ping, the listing, the streams, the headers, DNS-rebinding protection).
 const SERVED: &[&str] = &[
     "server-initialize",
@@ -54,6 +55,16 @@ const SERVED: &[&str] = &[
     "input-required-result-capability-check",
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
 ];
 
 #[test]
