@@ -1,0 +1,42 @@
+//! Tasks across replicas (`tasks.py`): two `conformance-host mcp --http` replicas on one
+//! PostgreSQL store, a task begun on one answered for, updated and cancelled on the other, and
+//! another caller's task out of reach.
+
+mod host;
+
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn a_task_begun_on_one_replica_is_answered_updated_and_cancelled_on_another() {
+    let dir = host::Scratch::new("tasks");
+    let tokens = dir.0.join("tokens");
+    std::fs::write(&tokens, "alice-token alice\nbob-token bob\n").unwrap();
+    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let store = test_support::pg_url();
+    let args: [&OsStr; 4] = [
+        "--store".as_ref(),
+        store.as_ref(),
+        "--auth-tokens".as_ref(),
+        tokens.as_os_str(),
+    ];
+    let a = host::serve(&dir.0, &args);
+    let b = host::serve(&dir.0, &args);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tasks.py");
+    let output = Command::new(test_support::python())
+        .arg(script)
+        .env("REPLICA_A", &a.url)
+        .env("REPLICA_B", &b.url)
+        .output()
+        .unwrap();
+    drop((a, b));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("tasks: all checks passed"),
+        "{stdout}\n{stderr}"
+    );
+}
