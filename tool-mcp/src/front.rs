@@ -36,6 +36,8 @@ pub(crate) struct Front {
     /// The sessions, for their owners; and the owners read, by session.
     pub(crate) sessions: Arc<HttpSessions>,
     pub(crate) owners: Mutex<HashMap<String, Owner>>,
+    /// The tools whose arguments a client mirrors in `Mcp-Param-*` headers (SEP-2243).
+    pub(crate) mirrored: std::collections::HashSet<String>,
 }
 
 impl Front {
@@ -154,12 +156,22 @@ pub(crate) async fn front(
         }
     };
     match transport::parse_line(&bytes) {
-        Incoming::Call(message, args) => {
+        Incoming::Call(mut message, args) => {
             if let (Some(auth), Some(principal)) =
                 (&front.auth, parts.extensions.get::<Principal>())
                 && let Some(refused) = lacks_scopes(&front.ctx, auth, principal, &message)
             {
                 return refused;
+            }
+            // A call of a tool whose arguments the client mirrors in headers carries its
+            // arguments on, parsed, for rmcp to check the headers against; the tool still gets
+            // the text the client sent.
+            if let ClientJsonRpcMessage::Request(request) = &mut message
+                && let ClientRequest::CallToolRequest(call) = &mut request.request
+                && front.mirrored.contains(call.params.name.as_ref())
+                && let Ok(serde_json::Value::Object(arguments)) = serde_json::from_str(&args)
+            {
+                call.params.arguments = Some(arguments);
             }
             let meta = call_meta(&message);
             let key = session_named(&parts.headers, meta).unwrap_or_default();

@@ -267,6 +267,7 @@ impl McpServer {
             auth: auth.clone(),
             sessions: Arc::clone(&sessions),
             owners: Mutex::new(HashMap::new()),
+            mirrored: self.with_headers.keys().cloned().collect(),
         });
         let mut app = axum::Router::new()
             .route_service(&options.path, service)

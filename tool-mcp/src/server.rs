@@ -38,6 +38,9 @@ pub struct McpServer {
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// Whether a tool's calls may run as tasks (the tasks extension is advertised).
     pub(crate) serves_tasks: bool,
+    /// The tools whose arguments a client mirrors in `Mcp-Param-*` headers (`x-mcp-header`,
+    /// SEP-2243), by name: the HTTP layer checks those headers against the arguments.
+    pub(crate) with_headers: Arc<std::collections::HashMap<String, Tool>>,
 }
 
 /// Whose calls a server runs.
@@ -78,6 +81,11 @@ impl McpServer {
         let state_key = crate::rounds::StateKey::random().map_err(|error| {
             McpError::NotStarted(format!("the system's random source failed: {error}"))
         })?;
+        let with_headers = tools
+            .iter()
+            .filter(|tool| mirrors_headers(&tool.input_schema))
+            .map(|tool| (tool.name.to_string(), tool.clone()))
+            .collect();
         let serves_tasks = ctx
             .tools
             .definitions()
@@ -86,6 +94,7 @@ impl McpServer {
             ctx,
             tasks: crate::tasks::Tasks::new(crate::tasks::Logs::memory()),
             serves_tasks,
+            with_headers: Arc::new(with_headers),
             agents: Agents::One(agent),
             tools: Arc::new(tools),
             name: "toolhost".into(),
@@ -293,6 +302,13 @@ impl ServerHandler for McpServer {
             return Ok(ListToolsResult::with_all_items(allowed));
         }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    /// The tool `name` when a client mirrors some of its arguments in headers: rmcp's HTTP
+    /// service then checks each `Mcp-Param-*` header against the argument (`-32020` and 400
+    /// when one is missing, malformed or different). Other tools' calls carry none to check.
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.with_headers.get(name).cloned()
     }
 
     async fn call_tool(
@@ -997,6 +1013,27 @@ impl McpServer {
             }
         }
     }
+}
+
+/// Whether a tool's input schema names a header a client mirrors an argument in
+/// (`x-mcp-header` on a property).
+fn mirrors_headers(schema: &serde_json::Map<String, serde_json::Value>) -> bool {
+    fn any(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(object) => {
+                object.contains_key("x-mcp-header")
+                    || object
+                        .get("properties")
+                        .and_then(serde_json::Value::as_object)
+                        .is_some_and(|properties| properties.values().any(any))
+            }
+            _ => false,
+        }
+    }
+    schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|properties| properties.values().any(any))
 }
 
 /// Resolves once a call of `rounds` asked a question its client has not answered; never

@@ -628,3 +628,14 @@ pub async fn test_tool_with_task(
         given(&answer, "name")
     ))
 }
+
+/// Says where a request was routed: its `region` argument is mirrored in the request's
+/// `Mcp-Param-Region` header, which the server checks against it (SEP-2243)
+#[tool(read_only)]
+pub fn test_custom_header(
+    /// The region to route the request to
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+) -> String {
+    format!("routed to {region}")
+}

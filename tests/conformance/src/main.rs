@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         .plugin::<ConfirmDelete>()
         .plugin::<MultiInput>()
         .plugin::<TestToolWithTask>()
+        .plugin::<TestCustomHeader>()
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

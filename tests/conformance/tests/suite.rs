@@ -24,6 +24,7 @@ const SERVED: &[&str] = &[
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
     "http-header-validation",
+    "http-custom-header-server-validation",
     "tools-call-with-logging",
     "logging-set-level",
     "resources-list",
