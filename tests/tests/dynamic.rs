@@ -342,11 +342,32 @@ fn an_unchecked_tool_shows_its_schema_as_written_and_checks_only_for_an_object()
             .handler(|_, _| "ok")
             .is_err()
     );
-    let tool = DynamicTool::builder("cond", "Conditional.", schema)
+    let tool = DynamicTool::builder("cond", "Conditional.", schema.clone())
         .unchecked()
         .handler(|_, args: Value| args.to_string())
         .unwrap();
     assert!(tool.definition().input_schema().get("if").is_some());
+    // To MCP clients byte for byte, `$schema` and `$defs` kept; to providers normalized.
+    let written = json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object", "$defs": {"k": {"type": "string"}},
+        "properties": {"kind": {"$ref": "#/$defs/k"}}, "title": "Kinds"});
+    let shown = DynamicTool::builder("kinds", "Kinds.", written.clone())
+        .unchecked()
+        .handler(|_, _| "ok")
+        .unwrap();
+    let mcp = shown
+        .definition()
+        .render(tool_runtime::Dialect::Mcp)
+        .unwrap();
+    assert_eq!(mcp["inputSchema"], written);
+    let anthropic = shown
+        .definition()
+        .render(tool_runtime::Dialect::Anthropic)
+        .unwrap();
+    assert_eq!(
+        anthropic["input_schema"],
+        json!({"type": "object", "properties": {"kind": {"type": "string"}}})
+    );
     let shared = std::sync::Arc::new(tool);
     let mut ctx = Ctx::new();
     ctx.tool(std::sync::Arc::clone(&shared)).unwrap();

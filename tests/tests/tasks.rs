@@ -1,12 +1,12 @@
 //! Tools whose calls may run as tasks (MCP's tasks extension): what `#[tool(task)]` and a
-//! `Detach` parameter declare, what `Detach::now` does in a host that runs no tasks and in one
+//! `Detach` parameter declare (and `asks`, what a tool cannot do without asking its client), what `Detach::now` does in a host that runs no tasks and in one
 //! that does, and the panic hook by which a host tells a tool's panic from its error.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tool_runtime::{Ctx, Detach, Detacher, DynamicTool, Exec, TaskSupport, Tool, tool};
+use tool_runtime::{Asks, Ctx, Detach, Detacher, DynamicTool, Exec, TaskSupport, Tool, tool};
 
 /// Computes for a while.
 #[tool(task)]
@@ -26,6 +26,12 @@ async fn report(detach: Detach) -> String {
 #[tool]
 fn quick() -> &'static str {
     "quick"
+}
+
+/// Cannot do without the person and the client's roots.
+#[tool(asks = "roots person")]
+async fn survey() -> String {
+    "surveyed".into()
 }
 
 /// Breaks.
@@ -51,6 +57,8 @@ fn a_tool_declares_whether_its_calls_run_as_tasks_and_where_they_become_one() {
     assert_eq!(Report.definition().task_support(), TaskSupport::Required);
     assert!(Report.definition().detaches());
     assert_eq!(Quick.definition().task_support(), TaskSupport::Never);
+    assert_eq!(Survey.definition().asks(), [Asks::Roots, Asks::Person]);
+    assert!(Quick.definition().asks().is_empty());
     let dynamic = DynamicTool::builder("later", "Later.", json!({"type": "object"}))
         .task(TaskSupport::Optional)
         .handler(|_, _| "later")

@@ -32,11 +32,14 @@ pub(crate) struct Attrs {
     /// `task` or `task = "required"`: its calls may, or must, run as tasks (the `TaskSupport`
     /// variant).
     pub task: Option<Ident>,
+    /// `asks = "person model roots"`: what the tool cannot do without asking its client (the
+    /// `Asks` variants).
+    pub asks: Vec<Ident>,
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `task`, `timeout`, \
-    `scopes`, `assert_formats`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `task`, `asks`, \
+    `timeout`, `scopes`, `assert_formats`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -56,6 +59,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut concurrency = SetOnce::new(cx, "exclusive` or `serial");
     let mut needs_approval = SetOnce::new(cx, "needs_approval");
     let mut task = SetOnce::new(cx, "task");
+    let mut asks = SetOnce::new(cx, "asks");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.to_token_stream();
@@ -133,6 +137,23 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
                 }
             } else {
                 task.set(&key, Ident::new("Optional", span));
+            }
+        } else if meta.path.is_ident("asks") {
+            let value: Expr = meta.value()?.parse()?;
+            let parsed = match &value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) => parse_asks(&lit.value(), lit.span()),
+                _ => Err("expected a string literal".to_owned()),
+            };
+            match parsed {
+                Ok(parsed) => asks.set(&key, parsed),
+                Err(message) => cx.error_spanned_by(
+                    value,
+                    format!(
+                        "{message}: `asks = \"person\"`, `\"model\"`, `\"roots\"`, or several, space-separated"
+                    ),
+                ),
             }
         } else if meta.path.is_ident("exclusive") {
             concurrency.set(
@@ -230,7 +251,30 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         concurrency: concurrency.value,
         needs_approval: needs_approval.value.is_some(),
         task: task.value,
+        asks: asks.value.unwrap_or_default(),
     }
+}
+
+/// The `Asks` variants of `asks = "…"`: `person`, `model` and `roots`, space-separated, each
+/// once.
+fn parse_asks(text: &str, span: proc_macro2::Span) -> Result<Vec<Ident>, String> {
+    let mut asks: Vec<Ident> = Vec::new();
+    for word in text.split_whitespace() {
+        let variant = match word {
+            "person" => "Person",
+            "model" => "Model",
+            "roots" => "Roots",
+            other => return Err(format!("`{other}` is not what a tool asks")),
+        };
+        if asks.iter().any(|known| known == variant) {
+            return Err(format!("`{word}` is named twice"));
+        }
+        asks.push(Ident::new(variant, span));
+    }
+    if asks.is_empty() {
+        return Err("nothing is named".to_owned());
+    }
+    Ok(asks)
 }
 
 /// The scopes of `scopes = "…"`: one or more scope tokens of OAuth (RFC 6749 §3.3: printable

@@ -258,6 +258,11 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .needs_approval
         .then(|| quote!(.with_needs_approval()));
 
+    let asks = (!tool.attrs.asks.is_empty()).then(|| {
+        let asks = &tool.attrs.asks;
+        quote!(.with_asks(&[#(#rt::Asks::#asks),*]))
+    });
+
     let task = tool
         .attrs
         .task
@@ -409,6 +414,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #concurrency
                             #needs_approval
                             #task
+                            #asks
                             #requires_agent
                     })
                 }

@@ -469,18 +469,17 @@ impl McpServer {
             .map_or(tool_runtime::TaskSupport::Never, |tool| {
                 tool.definition().task_support()
             });
-        let speaks_tasks = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
-        if support == tool_runtime::TaskSupport::Required && !speaks_tasks {
+        let declared = context.client_capabilities().unwrap_or_default();
+        let speaks_tasks = declared.supports_tasks();
+        let missing = match self.ctx.tools.get(&request.name) {
+            Some(tool) => missing_capabilities(tool.definition(), &declared),
+            None => None,
+        };
+        if let Some(missing) = missing {
             if let Some(raw) = raw {
                 raw.ticket.finish();
             }
-            return Err(ErrorData::missing_required_client_capability(
-                rmcp::model::ClientCapabilities::builder()
-                    .enable_tasks()
-                    .build(),
-            ));
+            return Err(ErrorData::missing_required_client_capability(missing));
         }
         // A tool that needs a person's approval runs only once the person, asked through the
         // client, accepts: in the session's turn (no later call overtakes it), before the
@@ -1013,6 +1012,45 @@ impl McpServer {
             }
         }
     }
+}
+
+/// What a client that declared `declared` lacks for a call of the tool `definition` describes,
+/// if anything: the tasks extension for a tool that runs only as a task, and what the tool
+/// cannot do without asking (`#[tool(asks = …)]`); the call is refused with `-32021` naming it.
+fn missing_capabilities(
+    definition: &tool_runtime::Definition,
+    declared: &rmcp::model::ClientCapabilities,
+) -> Option<rmcp::model::ClientCapabilities> {
+    let mut missing = rmcp::model::ClientCapabilities::default();
+    let mut lacks = false;
+    if definition.task_support() == tool_runtime::TaskSupport::Required
+        && !declared.supports_tasks()
+    {
+        missing = rmcp::model::ClientCapabilities::builder()
+            .enable_tasks()
+            .build();
+        lacks = true;
+    }
+    for asks in definition.asks() {
+        match asks {
+            tool_runtime::Asks::Person if declared.elicitation.is_none() => {
+                missing.elicitation = Some(Default::default());
+                lacks = true;
+            }
+            #[allow(deprecated)]
+            tool_runtime::Asks::Model if declared.sampling.is_none() => {
+                missing.sampling = Some(Default::default());
+                lacks = true;
+            }
+            #[allow(deprecated)]
+            tool_runtime::Asks::Roots if declared.roots.is_none() => {
+                missing.roots = Some(Default::default());
+                lacks = true;
+            }
+            _ => {}
+        }
+    }
+    lacks.then_some(missing)
 }
 
 /// Whether a tool's input schema names a header a client mirrors an argument in

@@ -242,11 +242,12 @@ impl DynamicToolBuilder {
         self
     }
 
-    /// Shows the model the input schema as written and does not enforce it: a keyword the
-    /// runtime does not check is not refused, and a call's arguments are only checked to be a
-    /// JSON object, the rest left to the handler (for a handler that forwards them to someone who
-    /// checks them: another MCP server). A schema the runtime cannot even read (a recursive type,
-    /// a pattern it cannot compile) is still refused.
+    /// Shows the model the input schema as written (to MCP clients byte for byte, `$schema` and
+    /// `$defs` kept; to providers normalized, references inlined where they can be) and does not
+    /// enforce it: a keyword the runtime does not check is not refused, and a call's arguments
+    /// are only checked to be a JSON object, the rest left to the handler (for a handler that
+    /// forwards them to someone who checks them: another MCP server). A schema the runtime
+    /// cannot even read (a recursive type, a pattern it cannot compile) is still refused.
     pub fn unchecked(mut self) -> Self {
         self.unchecked = true;
         self
@@ -295,6 +296,8 @@ impl DynamicToolBuilder {
             tool: self.name.clone(),
             reason,
         };
+        // An unchecked tool is shown to MCP clients with its schema as written.
+        let as_written = self.unchecked.then(|| self.input_schema.clone());
         match inline_references(&self.input_schema) {
             Ok(inlined) => self.input_schema = inlined,
             // Shown as written: the references stay for the model to read.
@@ -335,6 +338,9 @@ impl DynamicToolBuilder {
         }
         if self.needs_approval {
             definition = definition.with_needs_approval();
+        }
+        if let Some(schema) = as_written {
+            definition = definition.with_schema_as_written(schema);
         }
         if let Some(reason) = definition.schema_error() {
             return Err(schema_error(reason.to_owned()));

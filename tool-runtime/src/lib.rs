@@ -172,7 +172,9 @@ pub use registry::{
 pub use resource::{About, ReadError, Resource, ResourceTemplate, Resources};
 pub use service::{Service, ServiceKey};
 pub use tool::{Invocation, Tool};
-pub use tool_schema::{Annotations, Concurrency, Definition, Dialect, DialectError, TaskSupport};
+pub use tool_schema::{
+    Annotations, Asks, Concurrency, Definition, Dialect, DialectError, TaskSupport,
+};
 pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, blocking};
 
 /// Turns a function into a model-facing tool.
@@ -353,8 +355,9 @@ pub mod __private {
     pub use crate::args::{ArgFields, parse_args};
     pub use crate::output::structured_output;
     pub use crate::{
-        Annotations, Concurrency, Ctx, Definition, Exec, FromCall, IntoToolOutput, Invocation,
-        LoadError, ModelArg, Plugin, ServiceKey, TaskSupport, Tool, ToolFuture, ToolOutput,
+        Annotations, Asks, Concurrency, Ctx, Definition, Exec, FromCall, IntoToolOutput,
+        Invocation, LoadError, ModelArg, Plugin, ServiceKey, TaskSupport, Tool, ToolFuture,
+        ToolOutput,
     };
     pub use ::tool_schema::ArgSpec;
 

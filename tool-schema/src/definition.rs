@@ -41,6 +41,19 @@ pub enum TaskSupport {
     Required,
 }
 
+/// What a tool cannot do without asking of the client that calls it (`#[tool(asks = "model")]`):
+/// a client that declares it cannot answer is refused before the call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Asks {
+    /// The person, through a form (MCP's elicitation).
+    Person,
+    /// The client's model (MCP's sampling).
+    Model,
+    /// The client's roots.
+    Roots,
+}
+
 /// A tool as a model sees it: name, description and input schema, and its renderings in each
 /// provider's [`Dialect`], each computed once.
 #[derive(Clone, Debug)]
@@ -73,6 +86,10 @@ pub struct Definition {
     task_support: TaskSupport,
     /// Whether the tool says itself where its call becomes a task (a `Detach` parameter).
     detaches: bool,
+    /// What it cannot do without asking of its client.
+    asks: Vec<Asks>,
+    /// The input schema as its author wrote it, shown over MCP instead of the normalized one.
+    as_written: Option<Value>,
     rendered: [OnceLock<Result<Rendered, DialectError>>; Dialect::ALL.len()],
 }
 
@@ -128,6 +145,8 @@ impl Definition {
             requires_agent: false,
             task_support: TaskSupport::Never,
             detaches: false,
+            asks: Vec::new(),
+            as_written: None,
             rendered: Default::default(),
         }
     }
@@ -243,6 +262,32 @@ impl Definition {
         self.detaches
     }
 
+    /// The same definition of a tool that cannot do without asking its client each of `asks`
+    /// (`#[tool(asks = "person model")]`): a host refuses a call from a client that declares
+    /// it cannot answer (MCP: `-32021`, naming the capability), before the call runs.
+    #[must_use]
+    pub fn with_asks(mut self, asks: &[Asks]) -> Self {
+        self.asks = asks.to_vec();
+        self
+    }
+
+    /// The same definition shown to MCP clients with `schema`, its input schema as its author
+    /// wrote it, byte for byte (`$schema`, `$defs`, `$ref` and every keyword kept, JSON Schema
+    /// 2020-12 being MCP's dialect), instead of the normalized form; other dialects get the
+    /// normalized one. For a tool whose handler checks its arguments itself (a runtime-defined
+    /// tool declared unchecked), whose schema may say what the runtime does not enforce.
+    #[must_use]
+    pub fn with_schema_as_written(mut self, schema: Value) -> Self {
+        self.as_written = Some(schema);
+        self.rendered = Default::default();
+        self
+    }
+
+    /// What the tool cannot do without asking its client ([`Definition::with_asks`]).
+    pub fn asks(&self) -> &[Asks] {
+        &self.asks
+    }
+
     /// Whether each call waits for a person's approval ([`Definition::with_needs_approval`]).
     pub fn needs_approval(&self) -> bool {
         self.needs_approval
@@ -354,6 +399,7 @@ impl Definition {
             name: &self.name,
             description: &self.description,
             input_schema: &self.input_schema,
+            as_written: self.as_written.as_ref(),
             checked_schema: self.checked_schema(),
             schema_error: self.schema_error.as_deref(),
             annotations: &self.annotations,

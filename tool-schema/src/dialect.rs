@@ -108,6 +108,9 @@ pub(crate) struct Parts<'a> {
     pub(crate) name: &'a str,
     pub(crate) description: &'a str,
     pub(crate) input_schema: &'a Value,
+    /// The input schema as its author wrote it, for MCP, when it is shown so
+    /// ([`Definition::with_schema_as_written`](crate::Definition::with_schema_as_written)).
+    pub(crate) as_written: Option<&'a Value>,
     /// What a call is checked against (the input schema, its defaulted parameters nullable).
     pub(crate) checked_schema: &'a Value,
     pub(crate) schema_error: Option<&'a str>,
@@ -157,6 +160,7 @@ pub(crate) fn render(definition: &Parts<'_>, dialect: Dialect) -> Result<Value, 
             json!({"name": name, "description": description, "parameters": parameters})
         }
         Dialect::Mcp => {
+            let schema = definition.as_written.unwrap_or(schema);
             let mut entry =
                 json!({"name": name, "description": description, "inputSchema": schema});
             let annotations = definition.annotations;

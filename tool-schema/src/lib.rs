@@ -41,6 +41,6 @@ mod normalize;
 pub mod validate;
 
 pub use annotations::Annotations;
-pub use definition::{Concurrency, Definition, TaskSupport};
+pub use definition::{Asks, Concurrency, Definition, TaskSupport};
 pub use dialect::{Dialect, DialectError};
 pub use generate::{ArgSpec, output_schema};

@@ -414,9 +414,9 @@ pub fn json_schema_2020_12() -> serde_json::Value {
 }
 
 /// `json_schema_2020_12_tool`, defined at run time from [`json_schema_2020_12`]: it answers
-/// with the arguments it was given. The runtime's checker enforces neither `if`/`then`/`else`
-/// nor `$ref`, so the schema is shown as written and left unenforced
-/// ([`DynamicTool`]'s `unchecked`), beyond the arguments being an object.
+/// with the arguments it was given. The runtime's checker does not enforce `if`/`then`/`else`,
+/// so the tool is declared unchecked ([`DynamicTool`]'s `unchecked`): its schema reaches MCP
+/// clients as written, and its arguments are checked only to be an object.
 pub fn json_schema_2020_12_tool() -> Result<DynamicTool, LoadError> {
     DynamicTool::builder(
         "json_schema_2020_12_tool",
@@ -638,4 +638,17 @@ pub fn test_custom_header(
     region: String,
 ) -> String {
     format!("routed to {region}")
+}
+
+/// Asks the client's model for a haiku: refused to a client that lends no model, before it runs
+/// (SEP-2575)
+#[tool(read_only, asks = "model")]
+pub async fn test_missing_capability(ask: Ask) -> Result<String, ToolError> {
+    let sampled = ask
+        .model(
+            "haiku",
+            Sampling::new("Write a haiku about capabilities", 60),
+        )
+        .await?;
+    Ok(sampled.text)
 }

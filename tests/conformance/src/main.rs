@@ -45,6 +45,7 @@ fn main() -> ExitCode {
         .plugin::<MultiInput>()
         .plugin::<TestToolWithTask>()
         .plugin::<TestCustomHeader>()
+        .plugin::<TestMissingCapability>()
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

@@ -11,6 +11,7 @@ use test_support::conformance;
 /// lifecycle, ping, the listing, the streams, the headers, DNS-rebinding protection).
 const SERVED: &[&str] = &[
     "server-initialize",
+    "server-stateless",
     "server-session-lifecycle",
     "ping",
     "tools-list",
@@ -39,6 +40,7 @@ const SERVED: &[&str] = &[
     "prompts-get-with-image",
     "completion-complete",
     "caching",
+    "json-schema-2020-12",
     "tools-call-elicitation",
     "tools-call-sampling",
     "elicitation-sep1034-defaults",
