@@ -41,7 +41,6 @@ mod error;
 mod forward;
 #[cfg(feature = "http")]
 mod front;
-#[cfg(feature = "http")]
 mod lock;
 mod logging;
 mod order;

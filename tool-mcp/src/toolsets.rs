@@ -59,13 +59,14 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::prelude::BASE64_STANDARD;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, ContentBlock, Implementation,
-    ResourceContents,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock,
+    Implementation, ProtocolVersion, ResourceContents,
 };
+use rmcp::service::ClientLifecycleMode;
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::{ClientHandler, ServiceExt, service::ClientServiceExt};
 use serde_json::Value;
 use tool_runtime::{
     Annotations, Call, DynamicTool, Image, LoadError, Tool, ToolOutput, ToolRegistry,
@@ -301,10 +302,53 @@ struct Connected {
     skipped: Vec<Skipped>,
 }
 
-/// The client's side of a connection: it hears that the server's tools changed.
+/// The client's side of a connection: it hears that the server's tools changed, and answers
+/// the forms the server asks for in the `initialize` era.
+#[derive(Clone)]
 struct Listener {
     changed: Arc<AtomicBool>,
     info: ClientConfig,
+    in_flight: Arc<InFlight>,
+}
+
+/// The forwarded calls in flight on a connection, by whoever their own questions go to.
+#[derive(Default)]
+struct InFlight {
+    next: std::sync::atomic::AtomicU64,
+    askers: std::sync::Mutex<Vec<(u64, Arc<dyn tool_runtime::Asker>)>>,
+}
+
+impl InFlight {
+    /// Keeps `asker` while the call it belongs to is in flight.
+    fn enter(self: &Arc<Self>, asker: Arc<dyn tool_runtime::Asker>) -> Entered {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        lock(&self.askers).push((id, asker));
+        Entered(Arc::clone(self), id)
+    }
+
+    /// Whoever the one call in flight asks; none when there are several, as which of them a
+    /// server's request (of the `initialize` era) belongs to is not said.
+    fn only(&self) -> Option<Arc<dyn tool_runtime::Asker>> {
+        match lock(&self.askers).as_slice() {
+            [(_, asker)] => Some(Arc::clone(asker)),
+            _ => None,
+        }
+    }
+}
+
+/// A call's place among those in flight, given up when dropped.
+struct Entered(Arc<InFlight>, u64);
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        lock(&self.0.askers).retain(|(id, _)| *id != self.1);
+    }
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl ClientHandler for Listener {
@@ -318,6 +362,34 @@ impl ClientHandler for Listener {
 
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
+    }
+
+    /// A form the server asks for (the `initialize` era): asked of whoever the forwarded call
+    /// in flight asks, declined where that is no one, or not one call.
+    fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<rmcp::model::ElicitResult, rmcp::ErrorData>> + Send + '_ {
+        let asker = self.in_flight.only();
+        async move {
+            let declined = || {
+                serde_json::from_value(serde_json::json!({"action": "decline"}))
+                    .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None))
+            };
+            let Ok(params) = serde_json::to_value(&request) else {
+                return declined();
+            };
+            let wire = serde_json::json!({"method": "elicitation/create", "params": params});
+            let Ok(request) = serde_json::from_value::<rmcp::model::InputRequest>(wire) else {
+                return declined();
+            };
+            match answer("form", &request, asker.as_deref()).await {
+                Ok(answer) => serde_json::from_value(answer)
+                    .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None)),
+                Err(_) => declined(),
+            }
+        }
     }
 }
 
@@ -344,7 +416,14 @@ impl Toolsets {
                 server: "(none)".to_owned(),
                 reason: format!("could not be reached: no async runtime: {error}"),
             })?;
-        let info = ClientConfig::new(Default::default(), Implementation::new(name, version));
+        // Forms are answered: in the stateless era by whoever the forwarded call's own questions
+        // go to (a person, an upstream client), declined where no one is; in the `initialize`
+        // era declined.
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        let mut elicitation = rmcp::model::ElicitationCapability::default();
+        elicitation.form = Some(Default::default());
+        capabilities.elicitation = Some(elicitation);
+        let info = ClientConfig::new(capabilities, Implementation::new(name, version));
         let handle = runtime.handle().clone();
         let connected = runtime.block_on(async {
             let mut tasks = tokio::task::JoinSet::new();
@@ -409,10 +488,11 @@ impl Toolsets {
             }
             any = true;
             let peer = server.service.peer().clone();
+            let in_flight = Arc::clone(&server.service.service().in_flight);
             let listed = self.runtime.block_on(async {
                 tokio::time::timeout(
                     CONNECT_TIMEOUT,
-                    list(&server.spec, &server.label, &peer, &handle),
+                    list(&server.spec, &server.label, &peer, &handle, &in_flight),
                 )
                 .await
             });
@@ -484,9 +564,11 @@ async fn connect(
         reason,
     };
     let changed = Arc::new(AtomicBool::new(false));
+    let in_flight = Arc::new(InFlight::default());
     let listener = Listener {
         changed: Arc::clone(&changed),
         info,
+        in_flight: Arc::clone(&in_flight),
     };
     let started = async {
         match &spec.endpoint {
@@ -505,11 +587,33 @@ async fn connect(
                     .map_err(|error| failed(format!("could not be reached: {error}")))?;
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 config.auth_header = bearer.clone();
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                listener
-                    .serve(transport)
+                let transport =
+                    StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+                // The stateless era (2026-07-28: `server/discover`, each request carrying its
+                // own `_meta`) where the server speaks it, else `initialize`.
+                let lifecycle = ClientLifecycleMode::Auto {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    legacy_version: None,
+                };
+                match listener
+                    .clone()
+                    .serve_with_lifecycle(transport, lifecycle)
                     .await
-                    .map_err(|error| failed(format!("did not start MCP: {}", plain(&error))))
+                {
+                    Ok(service) => Ok(service),
+                    // A server that answers `server/discover` with something that is no
+                    // answer to it (some answer every request they do not know with `{}`) is
+                    // spoken to in the `initialize` era, on a connection of its own.
+                    Err(_) => {
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        listener
+                            .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+                            .await
+                            .map_err(|error| {
+                                failed(format!("did not start MCP: {}", plain(&error)))
+                            })
+                    }
+                }
             }
         }
     };
@@ -535,15 +639,17 @@ async fn connect(
         None => Arc::clone(&label),
     };
     let peer = service.peer().clone();
-    let (tools, skipped) =
-        tokio::time::timeout(CONNECT_TIMEOUT, list(&spec, &label, &peer, &handle))
-            .await
-            .map_err(|_| {
-                failed(format!(
-                    "did not list its tools within {} s",
-                    CONNECT_TIMEOUT.as_secs()
-                ))
-            })??;
+    let (tools, skipped) = tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        list(&spec, &label, &peer, &handle, &in_flight),
+    )
+    .await
+    .map_err(|_| {
+        failed(format!(
+            "did not list its tools within {} s",
+            CONNECT_TIMEOUT.as_secs()
+        ))
+    })??;
     Ok(Connected {
         spec,
         label,
@@ -592,6 +698,7 @@ async fn list(
     label: &Arc<str>,
     peer: &Peer<RoleClient>,
     handle: &tokio::runtime::Handle,
+    in_flight: &Arc<InFlight>,
 ) -> Result<(Vec<Arc<DynamicTool>>, Vec<Skipped>), ToolsetError> {
     let listed = peer
         .list_all_tools()
@@ -612,10 +719,10 @@ async fn list(
             reason,
             offered,
         };
-        match proxy(spec, label, peer, handle, &tool, false) {
+        match proxy(spec, label, peer, handle, in_flight, &tool, false) {
             Ok(proxied) => tools.push(Arc::new(proxied)),
             Err(LoadError::Schema { reason, .. }) if spec.unchecked => {
-                match proxy(spec, label, peer, handle, &tool, true) {
+                match proxy(spec, label, peer, handle, in_flight, &tool, true) {
                     Ok(proxied) => {
                         tools.push(Arc::new(proxied));
                         skipped.push(skip(reason, true));
@@ -642,6 +749,7 @@ fn proxy(
     label: &Arc<str>,
     peer: &Peer<RoleClient>,
     handle: &tokio::runtime::Handle,
+    in_flight: &Arc<InFlight>,
     tool: &rmcp::model::Tool,
     unchecked: bool,
 ) -> Result<DynamicTool, LoadError> {
@@ -681,6 +789,7 @@ fn proxy(
     let forward = Forward {
         peer: peer.clone(),
         handle: handle.clone(),
+        in_flight: Arc::clone(in_flight),
         name: tool.name.to_string(),
         label: Arc::clone(label),
     };
@@ -692,6 +801,7 @@ fn proxy(
 struct Forward {
     peer: Peer<RoleClient>,
     handle: tokio::runtime::Handle,
+    in_flight: Arc<InFlight>,
     name: String,
     label: Arc<str>,
 }
@@ -700,6 +810,7 @@ impl Forward {
     fn call(&self, call: Call, args: Value) -> impl Future<Output = ToolOutput> + Send + use<> {
         let forward = self.clone();
         let cancel = call.cancel().clone();
+        let asker = call.exec().ask.clone();
         // The client's side of the call (OpenTelemetry's MCP conventions), a child of the call's
         // `execute_tool` span; its trace context goes in the request's `_meta`.
         let span = tracing::info_span!(
@@ -726,12 +837,15 @@ impl Forward {
                 if !meta.is_empty() {
                     params.meta = Some(meta);
                 }
+                let _entered = asker
+                    .as_ref()
+                    .map(|asker| forward.in_flight.enter(Arc::clone(asker)));
                 tokio::select! {
                     // Dropping the call tells the server to cancel it.
                     () = cancel.cancelled() => ToolOutput::error(format!(
                         "the call to the MCP server {} was cancelled", forward.label
                     )),
-                    result = forward.peer.call_tool(params) => forward.output(result),
+                    output = forward.rounds(params, asker) => output,
                 }
             },
             span,
@@ -744,6 +858,44 @@ impl Forward {
                 ))
             })
         }
+    }
+
+    /// The call, in as many rounds as its server asks for (SEP-2322, the stateless era): each
+    /// round's questions answered by `asker` (the forwarded call's own: a person, an upstream
+    /// client) and sent back with the round's state, until the server answers the call.
+    async fn rounds(
+        &self,
+        mut params: CallToolRequestParams,
+        asker: Option<Arc<dyn tool_runtime::Asker>>,
+    ) -> ToolOutput {
+        for _ in 0..MAX_ROUNDS {
+            let required = match self.peer.call_tool_once(params.clone()).await {
+                Ok(CallToolResponse::Complete(result)) => return self.output(Ok(result)),
+                Ok(CallToolResponse::InputRequired(required)) => required,
+                Ok(_) => return self.output(Err(ServiceError::UnexpectedResponse)),
+                Err(error) => return self.output(Err(error)),
+            };
+            let mut responses = std::collections::BTreeMap::new();
+            for (key, request) in required.input_requests.unwrap_or_default() {
+                match answer(&key, &request, asker.as_deref()).await {
+                    Ok(response) => {
+                        responses.insert(key, response);
+                    }
+                    Err(text) => {
+                        return ToolOutput::error(format!(
+                            "the MCP server {} asked what this client cannot answer: {text}",
+                            self.label
+                        ));
+                    }
+                }
+            }
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = required.request_state;
+        }
+        ToolOutput::error(format!(
+            "the MCP server {} asked for more than {MAX_ROUNDS} rounds of answers",
+            self.label
+        ))
     }
 
     fn output(&self, result: Result<CallToolResult, ServiceError>) -> ToolOutput {
@@ -770,6 +922,67 @@ impl Forward {
         };
         output_of(result)
     }
+}
+
+/// How many rounds of questions a forwarded call answers before it gives up.
+const MAX_ROUNDS: usize = 16;
+
+/// The answer to a server's question `request` (key `key`), asked of `asker`: a form's
+/// (`elicitation/create`) as the person answered it, declined where no one can be asked.
+async fn answer(
+    key: &str,
+    request: &rmcp::model::InputRequest,
+    asker: Option<&dyn tool_runtime::Asker>,
+) -> Result<Value, String> {
+    use tool_runtime::{Answer, Question, Reply};
+    let wire = serde_json::to_value(request).map_err(|error| error.to_string())?;
+    let method = wire["method"].as_str().unwrap_or_default();
+    if method != "elicitation/create" {
+        return Err(format!(
+            "a request of `{}`",
+            tool_runtime::text::neutralize(method)
+        ));
+    }
+    let params = &wire["params"];
+    if params
+        .get("mode")
+        .and_then(Value::as_str)
+        .is_some_and(|mode| mode != "form")
+    {
+        return Ok(serde_json::json!({"action": "decline"}));
+    }
+    let form = tool_runtime::Form::new(
+        params["message"].as_str().unwrap_or_default(),
+        params["requestedSchema"].clone(),
+    );
+    let Some(asker) = asker else {
+        return Ok(serde_json::json!({"action": "decline"}));
+    };
+    let schema = form.schema.clone();
+    Ok(match asker.ask(key, Question::Person(form)).await {
+        Ok(Reply::Person(Answer::Accepted(content))) => {
+            serde_json::json!({"action": "accept", "content": with_defaults(&schema, content)})
+        }
+        Ok(Reply::Person(Answer::Dismissed)) => serde_json::json!({"action": "cancel"}),
+        _ => serde_json::json!({"action": "decline"}),
+    })
+}
+
+/// `content` with the default its form's `schema` gives each field the person left out
+/// (SEP-1034).
+fn with_defaults(schema: &Value, mut content: Value) -> Value {
+    if let (Some(properties), Value::Object(given)) =
+        (schema["properties"].as_object(), &mut content)
+    {
+        for (name, property) in properties {
+            if let Some(default) = property.get("default")
+                && !given.contains_key(name)
+            {
+                given.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    content
 }
 
 /// A tool result of MCP as this framework's.

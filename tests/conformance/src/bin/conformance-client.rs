@@ -1,13 +1,48 @@
 //! `conformance-client URL`: the framework's MCP client (the toolsets client behind
 //! `toolhost agent --mcp`) as the conformance suite's client scenarios drive one. It reaches
-//! the server at URL, lists its tools and calls the first with `{"a": 2, "b": 3}`, as the
-//! suite's reference client does; the scenario (`MCP_CONFORMANCE_SCENARIO`) judges what it
-//! sent. It exits 1 when the server cannot be had, printing why.
+//! the server at URL and lists its tools, then calls what the scenario asks for, as the suite's
+//! reference client does: the calls the scenario's context names (`MCP_CONFORMANCE_CONTEXT`'s
+//! `toolCalls`), each listed tool for the rounds scenario, the echo of a schema for the schema
+//! one, and otherwise the first tool with `{"a": 2, "b": 3}`. The scenario
+//! (`MCP_CONFORMANCE_SCENARIO`) judges what it sent. A form the server asks for is accepted,
+//! each field without a default given a value of its type. It exits 1 when the server cannot be had, printing
+//! why.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use serde_json::{Value, json};
 use tool_mcp::toolsets::{McpServer, Toolsets};
-use tool_runtime::{Exec, ToolRegistry};
+use tool_runtime::{Answer, Asker, Dialect, Exec, Question, Reply, Replying, ToolRegistry};
+
+/// The person behind the client: accepts every form, each field without a default given a value
+/// of its type (the client fills in the defaults).
+struct Accepting;
+
+impl Asker for Accepting {
+    fn ask<'a>(&'a self, _key: &'a str, question: Question) -> Replying<'a> {
+        Box::pin(async move {
+            let Question::Person(form) = question else {
+                return Err(tool_runtime::AskError::Unsupported("answer that"));
+            };
+            let mut content = serde_json::Map::new();
+            if let Some(properties) = form.schema["properties"].as_object() {
+                for (name, property) in properties {
+                    if property.get("default").is_some() {
+                        continue;
+                    }
+                    let value = match property["type"].as_str() {
+                        Some("boolean") => json!(true),
+                        Some("integer" | "number") => json!(1),
+                        _ => json!("yes"),
+                    };
+                    content.insert(name.clone(), value);
+                }
+            }
+            Ok(Reply::Person(Answer::Accepted(Value::Object(content))))
+        })
+    }
+}
 
 fn main() -> ExitCode {
     let Some(url) = std::env::args().nth(1) else {
@@ -26,18 +61,40 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let first = toolsets.names().next().map(str::to_owned);
-    if let Some(name) = first {
-        let tools = match toolsets.registry(&ToolRegistry::default()) {
-            Ok(tools) => tools,
-            Err(error) => {
-                eprintln!("conformance-client: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let out = tools
-            .call(&name, &Exec::new(), r#"{"a": 2, "b": 3}"#)
-            .wait();
+    let tools = match toolsets.registry(&ToolRegistry::default()) {
+        Ok(tools) => tools,
+        Err(error) => {
+            eprintln!("conformance-client: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let names: Vec<String> = toolsets.names().map(str::to_owned).collect();
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let mut calls: Vec<(String, Value)> = Vec::new();
+    if let Some(listed) = context["toolCalls"].as_array() {
+        for call in listed {
+            let name = call["name"].as_str().unwrap_or_default().to_owned();
+            calls.push((name, call["arguments"].clone()));
+        }
+    } else if scenario == "sep-2322-client-request-state" {
+        calls.extend(names.iter().map(|name| (name.clone(), json!({}))));
+    } else if scenario == "json-schema-2020-12-preservation" {
+        // The schema as the client received it, sent back to be compared.
+        let schema = tools
+            .get("json_schema_2020_12_tool")
+            .and_then(|tool| tool.definition().render(Dialect::Mcp).ok().cloned())
+            .map_or(Value::Null, |entry| entry["inputSchema"].clone());
+        calls.push(("json_schema_echo".to_owned(), json!({"schema": schema})));
+    } else if let Some(first) = names.first() {
+        calls.push((first.clone(), json!({"a": 2, "b": 3})));
+    }
+    let exec = Exec::new().with_ask(Arc::new(Accepting));
+    for (name, args) in calls {
+        let out = tools.call(&name, &exec, &args.to_string()).wait();
         println!("{name}: {out}");
     }
     ExitCode::SUCCESS
