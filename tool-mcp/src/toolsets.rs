@@ -82,6 +82,7 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Clone)]
 pub struct McpServer {
     endpoint: Endpoint,
+    oauth: Option<OAuth>,
     prefix: String,
     allow: Option<Vec<String>>,
     deny: Vec<String>,
@@ -139,6 +140,7 @@ impl McpServer {
     fn of(endpoint: Endpoint) -> Self {
         McpServer {
             endpoint,
+            oauth: None,
             prefix: String::new(),
             allow: None,
             deny: Vec::new(),
@@ -199,6 +201,16 @@ impl McpServer {
     /// everything else is left to the server. Their entries in [`Toolsets::skipped`] say so.
     pub fn unchecked(mut self) -> Self {
         self.unchecked = true;
+        self
+    }
+
+    /// The same HTTP server, reached as an OAuth client when it asks for a token (`401`, MCP's
+    /// authorization): its authorization server is found from the server's protected-resource
+    /// metadata, the client registered (or named by its metadata document, or pre-registered),
+    /// the person authorizes it through [`OAuth`]'s authorize step, and the token is refreshed
+    /// and its scope stepped up as the server asks.
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -597,10 +609,29 @@ async fn connect(
                 };
                 match listener
                     .clone()
-                    .serve_with_lifecycle(transport, lifecycle)
+                    .serve_with_lifecycle(transport, lifecycle.clone())
                     .await
                 {
                     Ok(service) => Ok(service),
+                    // A server that asks for a token, of a toolset that can get one: the person
+                    // authorizes, and the connection starts again with the token.
+                    Err(error) if error.auth_challenge().is_some() && spec.oauth.is_some() => {
+                        let challenge = error.auth_challenge().unwrap_or_default().to_owned();
+                        let oauth = spec.oauth.as_ref().expect("checked above");
+                        let manager = oauth.authorize(url, &challenge).await.map_err(|reason| {
+                            failed(format!("could not be authorized: {reason}"))
+                        })?;
+                        let authorized = rmcp::transport::AuthClient::new(client, manager);
+                        let transport =
+                            StreamableHttpClientTransport::with_client(authorized, config);
+                        listener
+                            .serve_with_lifecycle(transport, lifecycle)
+                            .await
+                            .map_err(|error| {
+                                failed(format!("did not start MCP: {}", plain(&error)))
+                            })
+                    }
+
                     // A server that answers `server/discover` with something that is no
                     // answer to it (some answer every request they do not know with `{}`) is
                     // spoken to in the `initialize` era, on a connection of its own.
@@ -674,6 +705,124 @@ fn plain(error: &impl fmt::Display) -> String {
 
 /// The HTTP client of a Streamable HTTP server: rustls on ring with the webpki roots, no
 /// redirects (a token is never sent where the server points).
+/// How a toolset authorizes itself to an HTTP server that asks for an OAuth token: the redirect
+/// URI the authorization server sends the person's browser back to, how the client is known to
+/// it, and the step where the person authorizes ([`OAuth::new`]).
+#[derive(Clone)]
+pub struct OAuth {
+    redirect_uri: String,
+    client_name: String,
+    metadata_url: Option<String>,
+    registered: Option<(String, Option<String>)>,
+    authorize: Authorize,
+}
+
+/// The person's step: given the authorization URL, the URL their browser was sent back to.
+type Authorize = Arc<
+    dyn Fn(String) -> std::pin::Pin<Box<dyn Future<Output = Result<String, String>> + Send>>
+        + Send
+        + Sync,
+>;
+
+impl OAuth {
+    /// Authorizes with `redirect_uri` as the place the browser comes back to, `authorize`
+    /// being the person's step: it is given the authorization URL to open, and answers the URL
+    /// the authorization server redirected the browser to (the redirect URI with its `code`
+    /// and `state`), or why there is none. The client registers itself dynamically unless
+    /// told otherwise ([`OAuth::metadata_url`], [`OAuth::registered`]).
+    pub fn new<F, Fut>(redirect_uri: impl Into<String>, authorize: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        OAuth {
+            redirect_uri: redirect_uri.into(),
+            client_name: "toolhost".to_owned(),
+            metadata_url: None,
+            registered: None,
+            authorize: Arc::new(move |url| Box::pin(authorize(url))),
+        }
+    }
+
+    /// The name the client registers under (`toolhost` unless given).
+    #[must_use]
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The client is the one its metadata document at `url` describes (an HTTPS URL as its
+    /// `client_id`: OAuth Client ID Metadata Documents), where the authorization server takes
+    /// such; else it registers dynamically.
+    #[must_use]
+    pub fn metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// The client is registered already, as `client_id` (with `secret`, for a confidential
+    /// client): nothing is registered.
+    #[must_use]
+    pub fn registered(mut self, client_id: impl Into<String>, secret: Option<String>) -> Self {
+        self.registered = Some((client_id.into(), secret));
+        self
+    }
+
+    /// The token of a server that answered `challenge` (its `WWW-Authenticate`): discovery,
+    /// registration, the person's step, the exchange.
+    async fn authorize(
+        &self,
+        url: &str,
+        challenge: &str,
+    ) -> Result<rmcp::transport::AuthorizationManager, String> {
+        use rmcp::transport::auth::{AuthorizationCallback, AuthorizationRequest, OAuthState};
+        let text = |error: rmcp::transport::AuthError| error.to_string();
+        // rmcp's OAuth requests go through clients of its own, which keep discovered hosts to
+        // the address classes the server's URL allows; they take the process's TLS provider,
+        // ring (this crate's), made it where none is yet.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut state = OAuthState::new(url, None).await.map_err(text)?;
+        let mut request = AuthorizationRequest::new(self.redirect_uri.clone())
+            .with_client_name(self.client_name.clone())
+            .with_challenge(challenge);
+        if let Some(metadata) = &self.metadata_url {
+            request = request.with_client_metadata_url(metadata.clone());
+        }
+        if let Some((id, secret)) = &self.registered {
+            request = request.with_preregistered_client(id.clone());
+            if let Some(secret) = secret {
+                request = request.with_client_secret(secret.clone());
+            }
+        }
+        state.start_authorization(request).await.map_err(text)?;
+        let authorization = state.get_authorization_url().await.map_err(text)?;
+        let redirected = (self.authorize)(authorization).await?;
+        let callback = AuthorizationCallback::from_redirect_url(&redirected).map_err(text)?;
+        state
+            .handle_callback_with_issuer(
+                &callback.code,
+                &callback.csrf_token,
+                callback.issuer.as_deref(),
+            )
+            .await
+            .map_err(text)?;
+        state
+            .into_authorization_manager()
+            .ok_or_else(|| "the authorization did not end with a token".to_owned())
+    }
+}
+
+impl fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuth")
+            .field("redirect_uri", &self.redirect_uri)
+            .field("client_name", &self.client_name)
+            .field("metadata_url", &self.metadata_url)
+            .field("registered", &self.registered.as_ref().map(|(id, _)| id))
+            .finish_non_exhaustive()
+    }
+}
+
 fn http_client() -> Result<reqwest::Client, reqwest::Error> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),

@@ -1,7 +1,7 @@
 //! The framework's MCP client (the toolsets client behind `toolhost agent --mcp`, through the
 //! `conformance-client` binary) judged by the official conformance suite's client scenarios,
-//! in both protocol eras: every scenario it serves passes every check. The OAuth flows
-//! (`auth/*`) are not in the client yet: their checks are reported, not held.
+//! in both protocol eras: every scenario it serves passes every check, OAuth's among them (the
+//! authorization code flow, the person's browser played by a request whose redirect is read).
 
 use std::path::Path;
 
@@ -10,8 +10,34 @@ use test_support::conformance;
 /// What the client serves: the lifecycle of each era, a tool call, SSE's reconnection after a
 /// stream ends (`retry`), forms answered with their defaults, the stateless era's `_meta` and
 /// headers (standard ones, arguments mirrored in `Mcp-Param-*`, tools whose headers are
-/// invalid), rounds of questions with their state, and schemas kept as written.
+/// invalid), rounds of questions with their state, schemas kept as written, and OAuth:
+/// metadata discovery in each of its forms, registration (dynamic, by metadata document,
+/// pre-registered), the token endpoint's ways of authenticating, scopes (from the challenge,
+/// from the metadata, none), the retry limit, the resource and issuer checks, offline access.
 const SERVED: &[&str] = &[
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
     "initialize",
     "tools_call",
     "sse-retry",

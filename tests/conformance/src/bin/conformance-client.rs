@@ -12,8 +12,58 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_mcp::toolsets::{McpServer, Toolsets};
+use tool_mcp::toolsets::{McpServer, OAuth, Toolsets};
 use tool_runtime::{Answer, Asker, Dialect, Exec, Question, Reply, Replying, ToolRegistry};
+
+/// Where the authorization server sends the browser back to.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The client's metadata document (its `client_id`), as the suite's authorization server
+/// knows it.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The person's browser: the authorization URL fetched, its redirect read and not followed.
+async fn headless(url: String) -> Result<String, String> {
+    let (host, path) = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once('/'))
+        .ok_or_else(|| format!("not an http:// URL: {url}"))?;
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(host).map_err(|error| error.to_string())?;
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|error| error.to_string())?;
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .map_err(|error| error.to_string())?;
+    answer
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("location")
+                .then(|| value.trim().to_owned())
+        })
+        .ok_or_else(|| format!("the authorization server did not redirect: {answer}"))
+}
+
+/// Arguments for a tool of `schema`: a value of its type for each required argument.
+fn arguments_for(schema: &Value) -> Value {
+    let mut args = serde_json::Map::new();
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let value = match schema["properties"][name]["type"].as_str() {
+            Some("number") => json!(1.0),
+            Some("integer") => json!(1),
+            Some("boolean") => json!(true),
+            _ => json!("test"),
+        };
+        args.insert(name.to_owned(), value);
+    }
+    Value::Object(args)
+}
 
 /// The person behind the client: accepts every form, each field without a default given a value
 /// of its type (the client fills in the defaults).
@@ -49,7 +99,22 @@ fn main() -> ExitCode {
         eprintln!("usage: conformance-client URL");
         return ExitCode::from(2);
     };
-    let server = McpServer::http(url).unchecked();
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    // A server that asks for a token gets one: the person's browser is a request for the
+    // authorization URL whose redirect is read, not followed (the suite's authorization
+    // server approves at once).
+    let mut oauth = OAuth::new(REDIRECT_URI, headless).client_name("conformance-client");
+    if let Some(id) = context["client_id"].as_str() {
+        let secret = context["client_secret"].as_str().map(str::to_owned);
+        oauth = oauth.registered(id, secret);
+    } else {
+        oauth = oauth.metadata_url(CLIENT_METADATA_URL);
+    }
+    let server = McpServer::http(url).unchecked().oauth(oauth);
     let toolsets = match Toolsets::connect_as(
         vec![server],
         "conformance-client",
@@ -69,11 +134,6 @@ fn main() -> ExitCode {
         }
     };
     let names: Vec<String> = toolsets.names().map(str::to_owned).collect();
-    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
     let mut calls: Vec<(String, Value)> = Vec::new();
     if let Some(listed) = context["toolCalls"].as_array() {
         for call in listed {
@@ -82,6 +142,15 @@ fn main() -> ExitCode {
         }
     } else if scenario == "sep-2322-client-request-state" {
         calls.extend(names.iter().map(|name| (name.clone(), json!({}))));
+    } else if scenario.starts_with("auth/") {
+        // Each tool, with a value of its type for each required argument.
+        for name in &names {
+            let schema = tools
+                .get(name)
+                .map(|tool| tool.definition().input_schema().clone())
+                .unwrap_or_default();
+            calls.push((name.clone(), arguments_for(&schema)));
+        }
     } else if scenario == "json-schema-2020-12-preservation" {
         // The schema as the client received it, sent back to be compared.
         let schema = tools
