@@ -354,6 +354,13 @@ pub(crate) struct AgentArgs {
     #[cfg(feature = "toolsets")]
     #[arg(long, value_name = "VAR", help_heading = "Other MCP servers' tools")]
     pub(crate) mcp_bearer_env: Vec<String>,
+    /// When the HTTP server asks for a token, authorize as an OAuth client: the authorization
+    /// URL is printed on standard error for you to open, and a listener on a free loopback port
+    /// takes your browser back (within 5 minutes). The client registers itself with the
+    /// server's authorization server.
+    #[cfg(feature = "toolsets")]
+    #[arg(long, action = clap::ArgAction::Count, help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_oauth: u8,
     /// The server's tools whose schema cannot be enforced here are offered all the same,
     /// their arguments checked by the server alone (each is named on standard error).
     #[cfg(feature = "toolsets")]
@@ -430,6 +437,18 @@ pub(crate) fn mcp_servers(
     for (at, var) in given::<String>(matches, "mcp_bearer_env") {
         apply("mcp-bearer-env", true, at, &|server| {
             server.bearer_env(&var).map_err(|error| error.to_string())
+        })?;
+    }
+    for (at, _) in given::<u8>(matches, "mcp_oauth") {
+        apply("mcp-oauth", true, at, &|server| {
+            let label = server.label();
+            let oauth = crate::toolsets::OAuth::loopback(move |url| {
+                tool_runtime::text::note!(
+                    "to let the agent use the MCP server {label}, open this URL and authorize it:\n  {url}"
+                );
+            })
+            .map_err(|error| format!("--mcp-oauth: no loopback port for the browser: {error}"))?;
+            server.oauth(oauth).map_err(|error| error.to_string())
         })?;
     }
     for (at, _) in given::<u8>(matches, "mcp_unchecked") {

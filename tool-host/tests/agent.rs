@@ -2037,3 +2037,38 @@ fn a_collector_that_is_down_or_never_answers_costs_the_call_nothing_and_the_exit
     }
     drop(silent);
 }
+
+#[test]
+fn oauth_is_for_an_http_server_and_applies_to_the_mcp_before_it() {
+    let usage = |extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args([
+                "agent",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--prompt",
+                "go",
+            ])
+            .args(["--base-url", "http://127.0.0.1:9/v1"])
+            .args(extra)
+            .env("OPENAI_API_KEY", "sk-test")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = usage(&["--mcp", "python3 server.py", "--mcp-oauth"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("OAuth is for an HTTP server"), "{stderr}");
+    let (code, stderr) = usage(&["--mcp-oauth", "--mcp", "http://127.0.0.1:9/mcp"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--mcp-oauth applies to the --mcp before it"),
+        "{stderr}"
+    );
+}

@@ -209,9 +209,16 @@ impl McpServer {
     /// metadata, the client registered (or named by its metadata document, or pre-registered),
     /// the person authorizes it through [`OAuth`]'s authorize step, and the token is refreshed
     /// and its scope stepped up as the server asks.
-    pub fn oauth(mut self, oauth: OAuth) -> Self {
+    pub fn oauth(mut self, oauth: OAuth) -> Result<Self, ToolsetError> {
+        if let Endpoint::Command { .. } = self.endpoint {
+            return Err(ToolsetError::Usage(format!(
+                "OAuth is for an HTTP server; the command `{}` gets its secrets from its \
+                 environment",
+                self.label()
+            )));
+        }
         self.oauth = Some(oauth);
-        self
+        Ok(self)
     }
 
     /// How the server is named in notes and errors: its URL, or its command.
@@ -648,14 +655,17 @@ async fn connect(
             }
         }
     };
-    let service = tokio::time::timeout(CONNECT_TIMEOUT, started)
-        .await
-        .map_err(|_| {
-            failed(format!(
-                "did not answer `initialize` within {} s",
-                CONNECT_TIMEOUT.as_secs()
-            ))
-        })??;
+    // A person who authorizes the client has their own time for it.
+    let timeout = match spec.oauth {
+        Some(_) => CONNECT_TIMEOUT + AUTHORIZE_TIMEOUT,
+        None => CONNECT_TIMEOUT,
+    };
+    let service = tokio::time::timeout(timeout, started).await.map_err(|_| {
+        failed(format!(
+            "did not answer `initialize` within {} s",
+            timeout.as_secs()
+        ))
+    })??;
     // Named from here on as it names itself (bounded, made printable), its command or URL
     // when it gives no name.
     let named = service
@@ -744,6 +754,37 @@ impl OAuth {
         }
     }
 
+    /// Authorizes in the person's browser: a listener on a free loopback port
+    /// (`http://127.0.0.1:PORT/callback`) is the redirect URI; `tell` shows the person the
+    /// authorization URL to open (a host prints it), and the browser's return to the listener,
+    /// within [`AUTHORIZE_TIMEOUT`], ends the step. The browser is answered with a page that
+    /// says it may be closed.
+    pub fn loopback(tell: impl Fn(&str) + Send + Sync + 'static) -> std::io::Result<Self> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        let listener = Arc::new(listener);
+        let tell = Arc::new(tell);
+        Ok(OAuth::new(
+            format!("http://127.0.0.1:{port}/callback"),
+            move |url: String| {
+                let listener = Arc::clone(&listener);
+                let tell = Arc::clone(&tell);
+                async move {
+                    tell(&url);
+                    let waited = tokio::task::spawn_blocking(move || returned(&listener, port));
+                    match tokio::time::timeout(AUTHORIZE_TIMEOUT, waited).await {
+                        Ok(Ok(returned)) => returned,
+                        Ok(Err(error)) => Err(error.to_string()),
+                        Err(_) => Err(format!(
+                            "the browser did not come back within {} s",
+                            AUTHORIZE_TIMEOUT.as_secs()
+                        )),
+                    }
+                }
+            },
+        ))
+    }
+
     /// The name the client registers under (`toolhost` unless given).
     #[must_use]
     pub fn client_name(mut self, name: impl Into<String>) -> Self {
@@ -809,6 +850,40 @@ impl OAuth {
         state
             .into_authorization_manager()
             .ok_or_else(|| "the authorization did not end with a token".to_owned())
+    }
+}
+
+/// How long the person has to authorize a toolset in their browser ([`OAuth::loopback`]).
+pub const AUTHORIZE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The URL the browser came back to on `listener` (port `port`): the first request for
+/// `/callback` with a query; any other request is answered 404 and passed over.
+fn returned(listener: &std::net::TcpListener, port: u16) -> Result<String, String> {
+    use std::io::{BufRead, BufReader, Write};
+    listener
+        .set_nonblocking(false)
+        .map_err(|error| error.to_string())?;
+    loop {
+        let (stream, _) = listener.accept().map_err(|error| error.to_string())?;
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let mut reader = BufReader::new(&stream);
+        let mut line = String::new();
+        if reader.read_line(&mut line).is_err() {
+            continue;
+        }
+        let target = line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_owned();
+        let mut writer = &stream;
+        if target.starts_with("/callback?") {
+            let _ = writer.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nAuthorized. You can close this window.\n",
+            );
+            return Ok(format!("http://127.0.0.1:{port}{target}"));
+        }
+        let _ = writer.write_all(b"HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
     }
 }
 
@@ -1190,4 +1265,48 @@ fn output_of(result: CallToolResult) -> ToolOutput {
         output = output.with_image(image);
     }
     output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request for `target` at `port`, as a browser sends it; the answer's status line.
+    fn visit(port: u16, target: &str) -> String {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(stream, "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer.lines().next().unwrap_or_default().to_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_loopback_step_tells_the_url_and_takes_the_browser_back_on_its_callback() {
+        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let heard = Arc::clone(&told);
+        let oauth = OAuth::loopback(move |url| heard.lock().unwrap().push(url.to_owned())).unwrap();
+        let port: u16 = oauth
+            .redirect_uri
+            .strip_prefix("http://127.0.0.1:")
+            .and_then(|rest| rest.strip_suffix("/callback"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let step = tokio::spawn((oauth.authorize)("https://as.example/authorize?x=1".into()));
+        let browser = tokio::task::spawn_blocking(move || {
+            // Anything but the callback is passed over.
+            let other = visit(port, "/favicon.ico");
+            let back = visit(port, "/callback?code=c0de&state=st4te");
+            (other, back)
+        });
+        let (other, back) = browser.await.unwrap();
+        assert_eq!(other, "HTTP/1.1 404 Not Found");
+        assert_eq!(back, "HTTP/1.1 200 OK");
+        assert_eq!(
+            step.await.unwrap().unwrap(),
+            format!("http://127.0.0.1:{port}/callback?code=c0de&state=st4te")
+        );
+        assert_eq!(*told.lock().unwrap(), ["https://as.example/authorize?x=1"]);
+    }
 }

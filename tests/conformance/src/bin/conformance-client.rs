@@ -114,7 +114,13 @@ fn main() -> ExitCode {
     } else {
         oauth = oauth.metadata_url(CLIENT_METADATA_URL);
     }
-    let server = McpServer::http(url).unchecked().oauth(oauth);
+    let server = match McpServer::http(url).unchecked().oauth(oauth) {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("conformance-client: {error}");
+            return ExitCode::from(2);
+        }
+    };
     let toolsets = match Toolsets::connect_as(
         vec![server],
         "conformance-client",
