@@ -114,6 +114,24 @@ pub(crate) fn get(
     ctx: &Ctx,
     request: &GetPromptRequestParams,
 ) -> Result<GetPromptResult, ErrorData> {
+    let args = arguments_of(request)?;
+    answer(ctx, request, ctx.prompts.get(&request.name, &args))
+}
+
+/// `prompts/get` of a prompt that asks ([`tool_runtime::Prompt::asking`]), its questions
+/// through `ask`.
+pub(crate) async fn get_asking(
+    ctx: &Ctx,
+    request: &GetPromptRequestParams,
+    ask: tool_runtime::Ask,
+) -> Result<GetPromptResult, ErrorData> {
+    let args = arguments_of(request)?;
+    let got = ctx.prompts.get_asking(&request.name, &args, ask).await;
+    answer(ctx, request, got)
+}
+
+/// A request's arguments, each a string.
+fn arguments_of(request: &GetPromptRequestParams) -> Result<BTreeMap<String, String>, ErrorData> {
     let mut args = BTreeMap::new();
     for (name, value) in request.arguments.iter().flatten() {
         let Some(text) = value.as_str() else {
@@ -128,7 +146,16 @@ pub(crate) fn get(
         };
         args.insert(name.clone(), text.to_owned());
     }
-    match ctx.prompts.get(&request.name, &args) {
+    Ok(args)
+}
+
+/// The answer to `prompts/get` of `request` that `got` makes.
+fn answer(
+    ctx: &Ctx,
+    request: &GetPromptRequestParams,
+    got: Result<Vec<tool_runtime::PromptMessage>, PromptError>,
+) -> Result<GetPromptResult, ErrorData> {
+    match got {
         Ok(messages) => {
             let messages = messages
                 .into_iter()

@@ -250,9 +250,18 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         self.serves_prompts()?;
+        let asks = self
+            .ctx
+            .prompts
+            .list()
+            .iter()
+            .any(|prompt| prompt.name() == request.name && prompt.asks());
+        if asks {
+            return self.get_asking_prompt(request, context).await;
+        }
         let ctx = Arc::clone(&self.ctx);
         let got = tokio::task::spawn_blocking(move || crate::catalog::get(&ctx, &request))
             .await
@@ -852,6 +861,58 @@ impl tool_runtime::Detacher for Detaching {
             .swap(true, std::sync::atomic::Ordering::AcqRel)
         {
             self.signal.notify_one();
+        }
+    }
+}
+
+impl McpServer {
+    /// `prompts/get` of a prompt that asks: its questions go to the client, in the stateless
+    /// era as rounds (the prompt filled in again with each round's answers, the state bound to
+    /// the prompt, its arguments and the caller), else as requests.
+    async fn get_asking_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let args = serde_json::to_string(&request.arguments).unwrap_or_default();
+        let binding = format!(
+            "prompts/get\0{}\0{args}\0{}",
+            request.name,
+            self.caller_namespace(&context)
+        )
+        .into_bytes();
+        let rounds = if stateless {
+            let meta = request.meta.as_ref().unwrap_or(&context.meta);
+            let capabilities = meta.client_capabilities().unwrap_or_default();
+            let opened = crate::rounds::Rounds::open(
+                &self.state_key,
+                &binding,
+                capabilities,
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+            )
+            .map_err(|crate::rounds::BadState(text)| ErrorData::invalid_params(text, None))?;
+            Some(Arc::new(opened))
+        } else {
+            None
+        };
+        let asker: Arc<dyn tool_runtime::Asker> = match &rounds {
+            Some(rounds) => Arc::clone(rounds) as Arc<dyn tool_runtime::Asker>,
+            None => Arc::new(crate::asking::Live(context.peer.clone())),
+        };
+        let got =
+            crate::catalog::get_asking(&self.ctx, &request, tool_runtime::Ask::through(asker));
+        tokio::select! {
+            got = got => Ok(got?.into()),
+            () = asked_of(rounds.as_deref()) => {
+                let rounds = rounds.as_deref().expect("only rounds stop a prompt");
+                Ok(GetPromptResponse::InputRequired(
+                    rounds.input_required(&self.state_key, &binding),
+                ))
+            }
         }
     }
 }

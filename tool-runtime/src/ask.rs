@@ -191,6 +191,12 @@ impl Ask {
         Ask(asker.cloned())
     }
 
+    /// Questions carried by `asker`, for a host that asks outside a tool's call (a prompt that
+    /// asks: [`Prompts::get_asking`](crate::Prompts::get_asking)).
+    pub fn through(asker: Arc<dyn Asker>) -> Self {
+        Ask(Some(asker))
+    }
+
     /// Whether anyone carries the questions (a client may still refuse a kind).
     pub fn can_ask(&self) -> bool {
         self.0.is_some()

@@ -9,8 +9,28 @@ use crate::error::{LoadError, ToolError};
 use crate::output::{Audio, EmbeddedResource, Image};
 
 /// What fills a prompt in: its arguments by name; its messages, or why there are none.
-type Getter =
-    Arc<dyn Fn(&BTreeMap<String, String>) -> Result<Vec<PromptMessage>, ToolError> + Send + Sync>;
+/// What a prompt's messages are, or why there are none.
+type Filled = Result<Vec<PromptMessage>, ToolError>;
+
+/// What fills a prompt in from its arguments alone.
+type Plain = Arc<dyn Fn(&BTreeMap<String, String>) -> Filled + Send + Sync>;
+
+/// What fills a prompt in from its arguments, asking as it does.
+type Asking = Arc<
+    dyn Fn(
+            BTreeMap<String, String>,
+            crate::ask::Ask,
+        ) -> std::pin::Pin<Box<dyn Future<Output = Filled> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// What fills a prompt in: from its arguments alone, or asking as it does.
+#[derive(Clone)]
+enum Getter {
+    Plain(Plain),
+    Asking(Asking),
+}
 
 /// What completes an argument: the value typed so far; the values it may become.
 type Completer = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
@@ -172,7 +192,30 @@ impl Prompt {
             title: None,
             description: None,
             arguments: Vec::new(),
-            get: Arc::new(get),
+            get: Getter::Plain(Arc::new(get)),
+        }
+    }
+
+    /// Whether the prompt asks as it is filled in ([`Prompt::asking`]).
+    pub fn asks(&self) -> bool {
+        matches!(self.get, Getter::Asking(_))
+    }
+
+    /// A prompt named `name` that `get` fills in from its arguments, asking as it does (the
+    /// person, the client's model: [`Ask`](crate::Ask)), as a tool asks. Over MCP the questions
+    /// go to the client: as requests in the `initialize` era, in rounds in the stateless one,
+    /// where `get` runs again from the start with each round's answers.
+    pub fn asking<F, Fut>(name: impl Into<String>, get: F) -> Self
+    where
+        F: Fn(BTreeMap<String, String>, crate::ask::Ask) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<PromptMessage>, ToolError>> + Send + 'static,
+    {
+        Prompt {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            get: Getter::Asking(Arc::new(move |args, ask| Box::pin(get(args, ask)))),
         }
     }
 
@@ -301,6 +344,36 @@ impl Prompts {
         name: &str,
         args: &BTreeMap<String, String>,
     ) -> Result<Vec<PromptMessage>, PromptError> {
+        let prompt = self.checked(name, args)?;
+        match &prompt.get {
+            Getter::Plain(get) => {
+                get(args).map_err(|error| PromptError::Failed(name.to_owned(), error))
+            }
+            Getter::Asking(_) => Err(PromptError::Failed(
+                name.to_owned(),
+                ToolError::new("this prompt asks as it is filled in: get it with `get_asking`"),
+            )),
+        }
+    }
+
+    /// The messages of prompt `name` filled in with `args`, checked as [`Prompts::get`] checks
+    /// them, a prompt that asks ([`Prompt::asking`]) asking through `ask`.
+    pub async fn get_asking(
+        &self,
+        name: &str,
+        args: &BTreeMap<String, String>,
+        ask: crate::ask::Ask,
+    ) -> Result<Vec<PromptMessage>, PromptError> {
+        let prompt = self.checked(name, args)?;
+        match &prompt.get {
+            Getter::Plain(get) => get(args),
+            Getter::Asking(get) => get(args.clone(), ask).await,
+        }
+        .map_err(|error| PromptError::Failed(name.to_owned(), error))
+    }
+
+    /// Prompt `name`, once `args` are checked against the arguments it takes.
+    fn checked(&self, name: &str, args: &BTreeMap<String, String>) -> Result<&Prompt, PromptError> {
         let prompt = self
             .prompts
             .iter()
@@ -319,7 +392,7 @@ impl Prompts {
         {
             return Err(PromptError::Unexpected(name.to_owned(), unexpected.clone()));
         }
-        (prompt.get)(args).map_err(|error| PromptError::Failed(name.to_owned(), error))
+        Ok(prompt)
     }
 
     /// The values argument `argument` of prompt `prompt` may take, completing `typed`; none
@@ -337,6 +410,67 @@ impl Prompts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A person who answers every form with `{"topic": "rust"}`.
+    struct Answers;
+
+    impl crate::ask::Asker for Answers {
+        fn ask<'a>(
+            &'a self,
+            _key: &'a str,
+            _question: crate::ask::Question,
+        ) -> crate::ask::Replying<'a> {
+            Box::pin(async {
+                Ok(crate::ask::Reply::Person(crate::ask::Answer::Accepted(
+                    serde_json::json!({"topic": "rust"}),
+                )))
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_prompt_that_asks_is_filled_in_with_the_answer_and_checked_like_any() {
+        let mut catalog = Prompts::default();
+        let asking = Prompt::asking("brief", |args, ask| async move {
+            let form = crate::ask::Form::new(
+                "Which topic?",
+                serde_json::json!({"type": "object", "properties": {"topic": {"type": "string"}}}),
+            );
+            let answer = ask.person("topic", form).await?;
+            let crate::ask::Answer::Accepted(content) = answer else {
+                return Err(ToolError::new("no topic"));
+            };
+            Ok(vec![PromptMessage::user(format!(
+                "{} on {}",
+                args["style"], content["topic"]
+            ))])
+        })
+        .argument("style", "How", true);
+        assert!(asking.asks());
+        catalog.add(asking).unwrap();
+        let args: BTreeMap<String, String> = [("style".to_owned(), "Notes".to_owned())].into();
+        let ask = crate::ask::Ask::through(std::sync::Arc::new(Answers));
+        let messages = catalog.get_asking("brief", &args, ask).await.unwrap();
+        assert_eq!(messages, [PromptMessage::user("Notes on \"rust\"")]);
+        // Its arguments are checked as any prompt's; without anyone to ask, it fails.
+        let none = BTreeMap::new();
+        assert!(matches!(
+            catalog
+                .get_asking("brief", &none, crate::ask::Ask::default())
+                .await,
+            Err(PromptError::Missing(..))
+        ));
+        assert!(matches!(
+            catalog
+                .get_asking("brief", &args, crate::ask::Ask::default())
+                .await,
+            Err(PromptError::Failed(..))
+        ));
+        // The synchronous getter says how to get it.
+        let refused = catalog.get("brief", &args).unwrap_err().to_string();
+        assert!(refused.contains("get_asking"), "{refused}");
+        assert!(!prompts().list()[0].asks());
+    }
 
     fn prompts() -> Prompts {
         let mut prompts = Prompts::default();

@@ -513,6 +513,19 @@ pub fn prompts() -> Vec<Prompt> {
         })
         .title("Prompt With Image")
         .description("A prompt that includes image content"),
+        Prompt::asking("test_input_required_result_prompt", |_, ask| async move {
+            let answer = ask
+                .person(
+                    "user_context",
+                    asking_for("What context should the prompt use?", "context", "string"),
+                )
+                .await?;
+            Ok(vec![PromptMessage::user(format!(
+                "Use this context: {}",
+                given(&answer, "context")
+            ))])
+        })
+        .description("A prompt that asks the person what context to use (SEP-2322)"),
     ]
 }
 

@@ -58,6 +58,7 @@ const SERVED: &[&str] = &[
     "input-required-result-capability-check",
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
+    "input-required-result-non-tool-request",
     "tasks-lifecycle",
     "tasks-capability-negotiation",
     "tasks-wire-fields",
