@@ -124,6 +124,20 @@ impl Host {
         self
     }
 
+    /// Says changes of the resources' contents through `changes` (made with
+    /// `ResourceChanges::default()` and kept by the host, or by what changes the contents): an
+    /// MCP client subscribed to a URI hears `notifications/resources/updated` when it is
+    /// `updated`. It is provided to the tools as well, as a host service
+    /// (`Service<ResourceChanges>`).
+    #[must_use]
+    pub fn resource_changes(mut self, changes: tool_runtime::ResourceChanges) -> Self {
+        self.setup.push(Setup::Provide(Box::new(move |ctx| {
+            ctx.resources.set_changes(changes.clone());
+            ctx.provide(changes);
+        })));
+        self
+    }
+
     /// Offers a prompt (MCP's `prompts/list`, `prompts/get` and the completion of its
     /// arguments); a second of one name stops the host when it loads.
     #[must_use]

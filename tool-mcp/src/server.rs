@@ -38,9 +38,20 @@ pub struct McpServer {
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// Whether a tool's calls may run as tasks (the tasks extension is advertised).
     pub(crate) serves_tasks: bool,
+    /// The resources the client subscribed to (`resources/subscribe`, the `initialize` era):
+    /// the connection's, or over HTTP the MCP session's.
+    pub(crate) subscribed: Arc<Subscribed>,
     /// The tools whose arguments a client mirrors in `Mcp-Param-*` headers (`x-mcp-header`,
     /// SEP-2243), by name: the HTTP layer checks those headers against the arguments.
     pub(crate) with_headers: Arc<std::collections::HashMap<String, Tool>>,
+}
+
+/// A connection's (or MCP session's) subscriptions to resources, and whether it listens for
+/// their changes yet.
+#[derive(Default)]
+pub(crate) struct Subscribed {
+    uris: std::sync::Mutex<std::collections::HashSet<String>>,
+    listening: std::sync::atomic::AtomicBool,
 }
 
 /// Whose calls a server runs.
@@ -101,6 +112,7 @@ impl McpServer {
             version: env!("CARGO_PKG_VERSION").into(),
             calls: Calls::default(),
             log_level: Arc::default(),
+            subscribed: Arc::default(),
             state_key,
         })
     }
@@ -134,6 +146,7 @@ impl McpServer {
     pub(crate) fn for_session(&self) -> Self {
         McpServer {
             log_level: Arc::default(),
+            subscribed: Arc::default(),
             ..self.clone()
         }
     }
@@ -175,7 +188,9 @@ impl ServerHandler for McpServer {
         crate::logging::enable(&mut capabilities);
         // Resources, prompts and their completions are served when the host has some.
         if !self.ctx.resources.is_empty() {
-            capabilities.resources = Some(Default::default());
+            let mut resources = rmcp::model::ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
         }
         if !self.ctx.prompts.is_empty() {
             capabilities.prompts = Some(Default::default());
@@ -214,6 +229,113 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         self.serves_resources()?;
         Ok(crate::catalog::resources(&self.ctx))
+    }
+
+    /// What of a stateless-era `subscriptions/listen` filter is served: the subscriptions to
+    /// resources the host serves (their changes, as the host says them); no list changes, as
+    /// the lists are fixed while the server runs.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| self.ctx.resources.knows(uri))
+            .cloned()
+            .collect();
+        let mut accepted = rmcp::model::SubscriptionFilter::new();
+        if !uris.is_empty() {
+            accepted.resource_subscriptions = Some(uris);
+        }
+        Some(accepted)
+    }
+
+    /// A stateless-era subscription: each change the host says of a resource it names is sent
+    /// on its stream (tagged with its id by rmcp), until the client or the server ends it.
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        let wanted: std::collections::HashSet<String> = context
+            .accepted()
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .cloned()
+            .collect();
+        let mut changes = self.ctx.resources.changes().watch();
+        loop {
+            let uri = tokio::select! {
+                changed = changes.recv() => match changed {
+                    Ok(uri) => uri,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+                () = context.cancelled() => return Ok(()),
+                () = self.calls.cancel.cancelled() => return Ok(()),
+            };
+            if wanted.contains(&uri) && context.sink().notify_resource_updated(uri).await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+
+    #[allow(deprecated)] // resources/subscribe is the `initialize` era's, served to its clients.
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.serves_resources()?;
+        if !self.ctx.resources.knows(&request.uri) {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource at {}", tool_runtime::text::quote(&request.uri)),
+                Some(serde_json::json!({"uri": request.uri})),
+            ));
+        }
+        crate::lock::lock(&self.subscribed.uris).insert(request.uri);
+        // The first subscription starts listening for changes, until the client is gone or the
+        // server stops.
+        if !self
+            .subscribed
+            .listening
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            let mut changes = self.ctx.resources.changes().watch();
+            let subscribed = Arc::clone(&self.subscribed);
+            let stop = self.calls.cancel.clone();
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                loop {
+                    let uri = tokio::select! {
+                        changed = changes.recv() => match changed {
+                            Ok(uri) => uri,
+                            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                        },
+                        () = stop.cancelled() => return,
+                    };
+                    if !crate::lock::lock(&subscribed.uris).contains(&uri) {
+                        continue;
+                    }
+                    let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+                    if peer.notify_resource_updated(param).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.serves_resources()?;
+        crate::lock::lock(&self.subscribed.uris).remove(&request.uri);
+        Ok(())
     }
 
     async fn list_resource_templates(

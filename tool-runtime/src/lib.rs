@@ -169,7 +169,7 @@ pub use prompt::{
 pub use registry::{
     DEFAULT_MAX_ARGS_BYTES, DEFAULT_MAX_PARALLEL, DEFAULT_MAX_RESULT_BYTES, ToolRegistry,
 };
-pub use resource::{About, ReadError, Resource, ResourceTemplate, Resources};
+pub use resource::{About, ReadError, Resource, ResourceChanges, ResourceTemplate, Resources};
 pub use service::{Service, ServiceKey};
 pub use tool::{Invocation, Tool};
 pub use tool_schema::{

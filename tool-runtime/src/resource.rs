@@ -279,6 +279,45 @@ pub enum ReadError {
 pub struct Resources {
     fixed: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    changes: ResourceChanges,
+}
+
+/// Where a host says that a resource's contents changed: the clients subscribed to its URI hear
+/// it (MCP's `notifications/resources/updated`, in the `initialize` era). Clones are one handle:
+/// the host keeps one ([`Resources::changes`]), or gives one to the tool that changes the
+/// contents (as a host service).
+///
+/// ```
+/// use tool_runtime::Resources;
+///
+/// let resources = Resources::default();
+/// let mut heard = resources.changes().watch();
+/// resources.changes().updated("notes://today");
+/// assert_eq!(heard.try_recv().unwrap(), "notes://today");
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResourceChanges(tokio::sync::broadcast::Sender<String>);
+
+impl Default for ResourceChanges {
+    fn default() -> Self {
+        ResourceChanges(tokio::sync::broadcast::channel(CHANGES_KEPT).0)
+    }
+}
+
+/// How many changes a slow listener may fall behind by before it misses some.
+const CHANGES_KEPT: usize = 256;
+
+impl ResourceChanges {
+    /// The contents at `uri` changed.
+    pub fn updated(&self, uri: impl Into<String>) {
+        // No one listening is no one to tell.
+        let _ = self.0.send(uri.into());
+    }
+
+    /// The URIs said to have changed from now on (a server's subscriptions listen here).
+    pub fn watch(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.0.subscribe()
+    }
 }
 
 impl Resources {
@@ -312,6 +351,16 @@ impl Resources {
     /// The templates, in the order they were added.
     pub fn templates(&self) -> &[ResourceTemplate] {
         &self.templates
+    }
+
+    /// Where the host says that a resource's contents changed ([`ResourceChanges`]).
+    pub fn changes(&self) -> &ResourceChanges {
+        &self.changes
+    }
+
+    /// The host says changes through `changes`, a handle it made before the context.
+    pub fn set_changes(&mut self, changes: ResourceChanges) {
+        self.changes = changes;
     }
 
     /// Whether there is neither a resource nor a template.

@@ -442,6 +442,14 @@ pub fn resources() -> (Vec<Resource>, Vec<ResourceTemplate>) {
         Resource::blob("test://static-binary", "static-binary", "image/png", PIXEL)
             .title("Static Binary Resource")
             .description("A static binary resource (image) for testing"),
+        Resource::text(
+            "test://watched-resource",
+            "watched-resource",
+            "text/plain",
+            "A resource clients subscribe to.",
+        )
+        .title("Watched Resource")
+        .description("A resource whose changes subscribed clients hear"),
     ];
     let templates = vec![
         ResourceTemplate::new("test://template/{id}/data", "template", |uri, vars| {
@@ -664,4 +672,14 @@ pub async fn test_missing_capability(ask: Ask) -> Result<String, ToolError> {
         )
         .await?;
     Ok(sampled.text)
+}
+
+/// Says that the watched resource changed: the clients subscribed to it hear
+/// `notifications/resources/updated`
+#[tool(read_only)]
+pub fn touch_watched_resource(
+    changes: tool_runtime::Service<tool_runtime::ResourceChanges>,
+) -> &'static str {
+    changes.updated("test://watched-resource");
+    "touched test://watched-resource"
 }

@@ -46,6 +46,8 @@ fn main() -> ExitCode {
         .plugin::<TestToolWithTask>()
         .plugin::<TestCustomHeader>()
         .plugin::<TestMissingCapability>()
+        .plugin::<TouchWatchedResource>()
+        .resource_changes(tool_runtime::ResourceChanges::default())
         .tool(dynamic);
     for resource in fixed {
         host = host.resource(resource);

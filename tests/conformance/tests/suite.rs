@@ -32,6 +32,8 @@ const SERVED: &[&str] = &[
     "resources-read-text",
     "resources-read-binary",
     "resources-templates-read",
+    "resources-subscribe",
+    "resources-unsubscribe",
     "sep-2164-resource-not-found",
     "prompts-list",
     "prompts-get-simple",
