@@ -335,6 +335,73 @@ struct Listener {
 struct InFlight {
     next: std::sync::atomic::AtomicU64,
     askers: std::sync::Mutex<Vec<(u64, Arc<dyn tool_runtime::Asker>)>>,
+    /// How the connection authorizes itself again, when it was authorized.
+    reauth: std::sync::OnceLock<Reauth>,
+}
+
+/// A connection's OAuth, for authorizing again while it runs.
+struct Reauth {
+    /// The token's manager, shared with the connection's HTTP client.
+    manager: Arc<tokio::sync::Mutex<rmcp::transport::AuthorizationManager>>,
+    oauth: OAuth,
+    url: String,
+}
+
+impl Reauth {
+    /// Authorizes again after `error`, when it is the server asking for it: a scope that falls
+    /// short (`403`, `insufficient_scope`) is stepped up to the union of the scopes held and
+    /// asked for; a token no longer taken (`401`: another authorization server, say) is
+    /// replaced by a new authorization from the start. `None` when `error` is no such thing.
+    async fn after(&self, error: &ServiceError) -> Option<Result<(), String>> {
+        use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+        let ServiceError::TransportSend(sent) = error else {
+            return None;
+        };
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(sent.error.as_ref());
+        while let Some(current) = source {
+            if let Some(short) = current.downcast_ref::<InsufficientScopeError>() {
+                let scope = short.required_scope.clone().unwrap_or_default();
+                return Some(self.step_up(&scope).await);
+            }
+            if let Some(required) = current.downcast_ref::<AuthRequiredError>() {
+                let challenge = required.www_authenticate_header.clone();
+                return Some(match self.oauth.authorize(&self.url, &challenge).await {
+                    Ok(manager) => {
+                        *self.manager.lock().await = manager;
+                        Ok(())
+                    }
+                    Err(reason) => Err(reason),
+                });
+            }
+            source = current.source();
+        }
+        None
+    }
+
+    async fn step_up(&self, scope: &str) -> Result<(), String> {
+        use rmcp::transport::auth::AuthorizationCallback;
+        let text = |error: rmcp::transport::AuthError| error.to_string();
+        let url = self
+            .manager
+            .lock()
+            .await
+            .request_scope_upgrade(scope)
+            .await
+            .map_err(text)?;
+        let redirected = (self.oauth.authorize)(url).await?;
+        let callback = AuthorizationCallback::from_redirect_url(&redirected).map_err(text)?;
+        self.manager
+            .lock()
+            .await
+            .exchange_code_for_token_with_issuer(
+                &callback.code,
+                &callback.csrf_token,
+                callback.issuer.as_deref(),
+            )
+            .await
+            .map_err(text)?;
+        Ok(())
+    }
 }
 
 impl InFlight {
@@ -629,6 +696,13 @@ async fn connect(
                             failed(format!("could not be authorized: {reason}"))
                         })?;
                         let authorized = rmcp::transport::AuthClient::new(client, manager);
+                        // Kept for the calls: a token whose scope falls short, or that the
+                        // server stops taking, is authorized again.
+                        let _ = in_flight.reauth.set(Reauth {
+                            manager: Arc::clone(&authorized.auth_manager),
+                            oauth: oauth.clone(),
+                            url: url.clone(),
+                        });
                         let transport =
                             StreamableHttpClientTransport::with_client(authorized, config);
                         listener
@@ -924,13 +998,26 @@ async fn list(
     handle: &tokio::runtime::Handle,
     in_flight: &Arc<InFlight>,
 ) -> Result<(Vec<Arc<DynamicTool>>, Vec<Skipped>), ToolsetError> {
-    let listed = peer
-        .list_all_tools()
-        .await
-        .map_err(|error| ToolsetError::Connect {
-            server: label.to_string(),
-            reason: format!("did not list its tools: {error}"),
-        })?;
+    let failed = |error: &dyn fmt::Display| ToolsetError::Connect {
+        server: label.to_string(),
+        reason: format!("did not list its tools: {error}"),
+    };
+    let listed = match peer.list_all_tools().await {
+        Ok(listed) => listed,
+        // A server that asks for more authorization (its authorization server moved, say) gets
+        // it once, and is asked again.
+        Err(error) => match in_flight.reauth.get() {
+            Some(reauth) => match reauth.after(&error).await {
+                Some(Ok(())) => peer
+                    .list_all_tools()
+                    .await
+                    .map_err(|error| failed(&error))?,
+                Some(Err(reason)) => return Err(failed(&reason)),
+                None => return Err(failed(&error)),
+            },
+            None => return Err(failed(&error)),
+        },
+    };
     let mut tools = Vec::new();
     let mut skipped = Vec::new();
     for tool in listed {
@@ -1092,12 +1179,34 @@ impl Forward {
         mut params: CallToolRequestParams,
         asker: Option<Arc<dyn tool_runtime::Asker>>,
     ) -> ToolOutput {
+        let mut authorized_again = 0;
         for _ in 0..MAX_ROUNDS {
             let required = match self.peer.call_tool_once(params.clone()).await {
                 Ok(CallToolResponse::Complete(result)) => return self.output(Ok(result)),
                 Ok(CallToolResponse::InputRequired(required)) => required,
                 Ok(_) => return self.output(Err(ServiceError::UnexpectedResponse)),
-                Err(error) => return self.output(Err(error)),
+                Err(error) => {
+                    // A server that asks for more authorization gets it, twice at most, and
+                    // the call is sent again.
+                    let again = match self.in_flight.reauth.get() {
+                        Some(reauth) if authorized_again < 2 => reauth.after(&error).await,
+                        _ => None,
+                    };
+                    match again {
+                        Some(Ok(())) => {
+                            authorized_again += 1;
+                            continue;
+                        }
+                        Some(Err(reason)) => {
+                            return ToolOutput::error(format!(
+                                "the MCP server {} asked to be authorized again, which failed: \
+                                 {reason}",
+                                self.label
+                            ));
+                        }
+                        None => return self.output(Err(error)),
+                    }
+                }
             };
             let mut responses = std::collections::BTreeMap::new();
             for (key, request) in required.input_requests.unwrap_or_default() {

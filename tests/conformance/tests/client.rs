@@ -13,7 +13,8 @@ use test_support::conformance;
 /// invalid), rounds of questions with their state, schemas kept as written, and OAuth:
 /// metadata discovery in each of its forms, registration (dynamic, by metadata document,
 /// pre-registered), the token endpoint's ways of authenticating, scopes (from the challenge,
-/// from the metadata, none), the retry limit, the resource and issuer checks, offline access.
+/// from the metadata, none, stepped up when a call needs more), the retry limit, the resource and
+/// issuer checks, offline access, an authorization server that moves.
 const SERVED: &[&str] = &[
     "auth/metadata-default",
     "auth/metadata-var1",
@@ -24,6 +25,8 @@ const SERVED: &[&str] = &[
     "auth/scope-from-scopes-supported",
     "auth/scope-omitted-when-undefined",
     "auth/scope-retry-limit",
+    "auth/scope-step-up",
+    "auth/authorization-server-migration",
     "auth/token-endpoint-auth-basic",
     "auth/token-endpoint-auth-post",
     "auth/token-endpoint-auth-none",
