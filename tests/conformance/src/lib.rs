@@ -683,3 +683,11 @@ pub fn touch_watched_resource(
     changes.updated("test://watched-resource");
     "touched test://watched-resource"
 }
+
+/// Tests SSE reconnection: answers after a pause, on the POST's stream, which the server
+/// primed with an event id and a `retry` a client resumes by (SEP-1699)
+#[tool(read_only)]
+pub async fn test_reconnection() -> &'static str {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed"
+}

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         .plugin::<TestCustomHeader>()
         .plugin::<TestMissingCapability>()
         .plugin::<TouchWatchedResource>()
+        .plugin::<TestReconnection>()
         .resource_changes(tool_runtime::ResourceChanges::default())
         .tool(dynamic);
     for resource in fixed {

@@ -23,6 +23,7 @@ const SERVED: &[&str] = &[
     "tools-call-error",
     "tools-call-with-progress",
     "server-sse-multiple-streams",
+    "server-sse-polling",
     "dns-rebinding-protection",
     "http-header-validation",
     "http-custom-header-server-validation",
