@@ -191,8 +191,8 @@ impl Ask {
         Ask(asker.cloned())
     }
 
-    /// Questions carried by `asker`, for a host that asks outside a tool's call (a prompt that
-    /// asks: [`Prompts::get_asking`](crate::Prompts::get_asking)).
+    /// Questions carried by `asker`, for a host that asks outside a tool's call (for a prompt
+    /// that asks as it is filled in).
     pub fn through(asker: Arc<dyn Asker>) -> Self {
         Ask(Some(asker))
     }

@@ -128,6 +128,7 @@ mod progress;
 mod prompt;
 mod refusal;
 mod resource;
+mod role;
 mod tool;
 // Agents and the tools defined at run time.
 mod agent;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{LoadError, ToolError};
 use crate::output::{Audio, EmbeddedResource, Image};
+pub use crate::role::Role;
 
 /// What fills a prompt in: its arguments by name; its messages, or why there are none.
 /// What a prompt's messages are, or why there are none.
@@ -34,15 +35,6 @@ enum Getter {
 
 /// What completes an argument: the value typed so far; the values it may become.
 type Completer = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
-
-/// Who says a prompt's message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// The person.
-    User,
-    /// The model.
-    Assistant,
-}
 
 /// What a prompt's message holds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
