@@ -593,33 +593,33 @@ impl McpServer {
         // A tool whose calls may run as tasks: a client that speaks the extension gets the
         // task's handle and the call goes on in the background; one that does not waits for
         // the call's end, or is refused where the tool runs only as a task.
-        let support = self
+        let definition = self
             .ctx
             .tools
             .get(&request.name)
-            .map_or(tool_runtime::TaskSupport::Never, |tool| {
-                tool.definition().task_support()
-            });
-        let declared = context.client_capabilities().unwrap_or_default();
-        let speaks_tasks = declared.supports_tasks();
-        let missing = match self.ctx.tools.get(&request.name) {
-            Some(tool) => missing_capabilities(tool.definition(), &declared),
-            None => None,
-        };
-        if let Some(missing) = missing {
-            if let Some(raw) = raw {
-                raw.ticket.finish();
+            .map(|tool| tool.definition());
+        let support = definition.map_or(tool_runtime::TaskSupport::Never, |d| d.task_support());
+        // The client's capabilities are read (from the request's `_meta`) only for a tool that
+        // depends on them.
+        let speaks_tasks = match definition {
+            Some(definition)
+                if support != tool_runtime::TaskSupport::Never || !definition.asks().is_empty() =>
+            {
+                let declared = context.client_capabilities().unwrap_or_default();
+                if let Some(missing) = missing_capabilities(definition, &declared) {
+                    if let Some(raw) = raw {
+                        raw.ticket.finish();
+                    }
+                    return Err(ErrorData::missing_required_client_capability(missing));
+                }
+                declared.supports_tasks()
             }
-            return Err(ErrorData::missing_required_client_capability(missing));
-        }
+            _ => false,
+        };
         // A tool that needs a person's approval runs only once the person, asked through the
         // client, accepts: in the session's turn (no later call overtakes it), before the
         // session is opened (no lease is held while a person thinks).
-        let needs_approval = self
-            .ctx
-            .tools
-            .get(&request.name)
-            .is_some_and(|tool| tool.definition().needs_approval());
+        let needs_approval = definition.is_some_and(|definition| definition.needs_approval());
         if needs_approval {
             let asked = tokio::select! {
                 asked = crate::approval::ask(&*asker, &request.name, &args) => asked,

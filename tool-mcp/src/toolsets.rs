@@ -379,7 +379,6 @@ impl Reauth {
     }
 
     async fn step_up(&self, scope: &str) -> Result<(), String> {
-        use rmcp::transport::auth::AuthorizationCallback;
         let text = |error: rmcp::transport::AuthError| error.to_string();
         let url = self
             .manager
@@ -388,8 +387,7 @@ impl Reauth {
             .request_scope_upgrade(scope)
             .await
             .map_err(text)?;
-        let redirected = (self.oauth.authorize)(url).await?;
-        let callback = AuthorizationCallback::from_redirect_url(&redirected).map_err(text)?;
+        let callback = self.oauth.person(url).await?;
         self.manager
             .lock()
             .await
@@ -883,6 +881,16 @@ impl OAuth {
         self
     }
 
+    /// The person's step for the authorization URL `url`: what the browser came back with.
+    async fn person(
+        &self,
+        url: String,
+    ) -> Result<rmcp::transport::auth::AuthorizationCallback, String> {
+        let redirected = (self.authorize)(url).await?;
+        rmcp::transport::auth::AuthorizationCallback::from_redirect_url(&redirected)
+            .map_err(|error| error.to_string())
+    }
+
     /// The token of a server that answered `challenge` (its `WWW-Authenticate`): discovery,
     /// registration, the person's step, the exchange.
     async fn authorize(
@@ -890,7 +898,7 @@ impl OAuth {
         url: &str,
         challenge: &str,
     ) -> Result<rmcp::transport::AuthorizationManager, String> {
-        use rmcp::transport::auth::{AuthorizationCallback, AuthorizationRequest, OAuthState};
+        use rmcp::transport::auth::{AuthorizationRequest, OAuthState};
         let text = |error: rmcp::transport::AuthError| error.to_string();
         // rmcp's OAuth requests go through clients of its own, which keep discovered hosts to
         // the address classes the server's URL allows; they take the process's TLS provider,
@@ -911,8 +919,7 @@ impl OAuth {
         }
         state.start_authorization(request).await.map_err(text)?;
         let authorization = state.get_authorization_url().await.map_err(text)?;
-        let redirected = (self.authorize)(authorization).await?;
-        let callback = AuthorizationCallback::from_redirect_url(&redirected).map_err(text)?;
+        let callback = self.person(authorization).await?;
         state
             .handle_callback_with_issuer(
                 &callback.code,
