@@ -62,6 +62,28 @@ pub fn python() -> PathBuf {
     }
 }
 
+/// Runs the Python `script` (with the pinned SDKs, [`python`]) with `envs` set, and holds it to
+/// its word: it exits 0 and prints `passed`.
+///
+/// # Panics
+///
+/// When it cannot start, fails, or does not print `passed`: with what it printed.
+pub fn python_passes<K, V>(script: &Path, envs: impl IntoIterator<Item = (K, V)>, passed: &str)
+where
+    K: AsRef<OsStr>,
+    V: AsRef<OsStr>,
+{
+    let output = Command::new(python())
+        .arg(script)
+        .envs(envs)
+        .output()
+        .expect("the tests' Python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(passed), "{stdout}\n{stderr}");
+}
+
 /// The Python `script` started with `arg`, and the port it prints first as `PORT <n>`;
 /// `missing` says why it may not have started. Its standard input is piped: it exits when that
 /// closes.

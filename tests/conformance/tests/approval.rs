@@ -7,25 +7,19 @@
 mod host;
 
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn a_tool_that_needs_approval_runs_only_when_the_person_asked_through_the_client_accepts() {
     let dir = host::Scratch::new("approval");
     let host = host::serve(&dir.0, &[]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/approval.py");
-    let output = Command::new(test_support::python())
-        .arg(script)
-        .env("CONFORMANCE_HOST", env!("CARGO_BIN_EXE_conformance-host"))
-        .env("CONFORMANCE_URL", &host.url)
-        .output()
-        .unwrap();
-    drop(host);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("approval: all checks passed"),
-        "{stdout}\n{stderr}"
+    test_support::python_passes(
+        &script,
+        [
+            ("CONFORMANCE_HOST", env!("CARGO_BIN_EXE_conformance-host")),
+            ("CONFORMANCE_URL", host.url.as_str()),
+        ],
+        "approval: all checks passed",
     );
+    drop(host);
 }

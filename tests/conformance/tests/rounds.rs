@@ -18,21 +18,16 @@ fn a_round_of_questions_continues_on_any_replica_with_the_secret_and_nowhere_els
     let b = host::serve(&dir.0, &shared);
     let stranger = host::serve(&dir.0, &[]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rounds.py");
-    let output = Command::new(test_support::python())
-        .arg(script)
-        .env("REPLICA_A", &a.url)
-        .env("REPLICA_B", &b.url)
-        .env("STRANGER", &stranger.url)
-        .output()
-        .unwrap();
-    drop((a, b, stranger));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("rounds: all checks passed"),
-        "{stdout}\n{stderr}"
+    test_support::python_passes(
+        &script,
+        [
+            ("REPLICA_A", a.url.as_str()),
+            ("REPLICA_B", b.url.as_str()),
+            ("STRANGER", stranger.url.as_str()),
+        ],
+        "rounds: all checks passed",
     );
+    drop((a, b, stranger));
 }
 
 #[test]

@@ -7,7 +7,6 @@ mod host;
 use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn a_task_begun_on_one_replica_is_answered_updated_and_cancelled_on_another() {
@@ -25,18 +24,10 @@ fn a_task_begun_on_one_replica_is_answered_updated_and_cancelled_on_another() {
     let a = host::serve(&dir.0, &args);
     let b = host::serve(&dir.0, &args);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tasks.py");
-    let output = Command::new(test_support::python())
-        .arg(script)
-        .env("REPLICA_A", &a.url)
-        .env("REPLICA_B", &b.url)
-        .output()
-        .unwrap();
-    drop((a, b));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("tasks: all checks passed"),
-        "{stdout}\n{stderr}"
+    test_support::python_passes(
+        &script,
+        [("REPLICA_A", a.url.as_str()), ("REPLICA_B", b.url.as_str())],
+        "tasks: all checks passed",
     );
+    drop((a, b));
 }
