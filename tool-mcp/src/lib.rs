@@ -57,6 +57,8 @@ pub mod auth;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "toolsets")]
+pub mod oauth;
+#[cfg(feature = "toolsets")]
 pub mod toolsets;
 pub mod transport;
 

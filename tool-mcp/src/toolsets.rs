@@ -56,6 +56,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::oauth::http_client;
+pub use crate::oauth::{AUTHORIZE_TIMEOUT, IdentityProvider, OAuth, OAuthError};
 use base64::Engine as _;
 use base64::prelude::BASE64_STANDARD;
 use rmcp::model::{
@@ -728,9 +730,9 @@ async fn connect(
         }
     };
     // A person who authorizes the client has their own time for it.
-    let timeout = match spec.oauth {
-        Some(_) => CONNECT_TIMEOUT + AUTHORIZE_TIMEOUT,
-        None => CONNECT_TIMEOUT,
+    let timeout = match &spec.oauth {
+        Some(oauth) if oauth.asks_a_person() => CONNECT_TIMEOUT + AUTHORIZE_TIMEOUT,
+        _ => CONNECT_TIMEOUT,
     };
     let service = tokio::time::timeout(timeout, started).await.map_err(|_| {
         failed(format!(
@@ -783,218 +785,6 @@ fn plain(error: &impl fmt::Display) -> String {
         }
         _ => text,
     }
-}
-
-/// The HTTP client of a Streamable HTTP server: rustls on ring with the webpki roots, no
-/// redirects (a token is never sent where the server points).
-/// How a toolset authorizes itself to an HTTP server that asks for an OAuth token: the redirect
-/// URI the authorization server sends the person's browser back to, how the client is known to
-/// it, and the step where the person authorizes ([`OAuth::new`]).
-#[derive(Clone)]
-pub struct OAuth {
-    redirect_uri: String,
-    client_name: String,
-    metadata_url: Option<String>,
-    registered: Option<(String, Option<String>)>,
-    authorize: Authorize,
-}
-
-/// The person's step: given the authorization URL, the URL their browser was sent back to.
-type Authorize = Arc<
-    dyn Fn(String) -> std::pin::Pin<Box<dyn Future<Output = Result<String, String>> + Send>>
-        + Send
-        + Sync,
->;
-
-impl OAuth {
-    /// Authorizes with `redirect_uri` as the place the browser comes back to, `authorize`
-    /// being the person's step: it is given the authorization URL to open, and answers the URL
-    /// the authorization server redirected the browser to (the redirect URI with its `code`
-    /// and `state`), or why there is none. The client registers itself dynamically unless
-    /// told otherwise ([`OAuth::metadata_url`], [`OAuth::registered`]).
-    pub fn new<F, Fut>(redirect_uri: impl Into<String>, authorize: F) -> Self
-    where
-        F: Fn(String) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<String, String>> + Send + 'static,
-    {
-        OAuth {
-            redirect_uri: redirect_uri.into(),
-            client_name: "toolhost".to_owned(),
-            metadata_url: None,
-            registered: None,
-            authorize: Arc::new(move |url| Box::pin(authorize(url))),
-        }
-    }
-
-    /// Authorizes in the person's browser: a listener on a free loopback port
-    /// (`http://127.0.0.1:PORT/callback`) is the redirect URI; `tell` shows the person the
-    /// authorization URL to open (a host prints it), and the browser's return to the listener,
-    /// within [`AUTHORIZE_TIMEOUT`], ends the step. The browser is answered with a page that
-    /// says it may be closed.
-    pub fn loopback(tell: impl Fn(&str) + Send + Sync + 'static) -> std::io::Result<Self> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        let port = listener.local_addr()?.port();
-        let listener = Arc::new(listener);
-        let tell = Arc::new(tell);
-        Ok(OAuth::new(
-            format!("http://127.0.0.1:{port}/callback"),
-            move |url: String| {
-                let listener = Arc::clone(&listener);
-                let tell = Arc::clone(&tell);
-                async move {
-                    tell(&url);
-                    let waited = tokio::task::spawn_blocking(move || returned(&listener, port));
-                    match tokio::time::timeout(AUTHORIZE_TIMEOUT, waited).await {
-                        Ok(Ok(returned)) => returned,
-                        Ok(Err(error)) => Err(error.to_string()),
-                        Err(_) => Err(format!(
-                            "the browser did not come back within {} s",
-                            AUTHORIZE_TIMEOUT.as_secs()
-                        )),
-                    }
-                }
-            },
-        ))
-    }
-
-    /// The name the client registers under (`toolhost` unless given).
-    #[must_use]
-    pub fn client_name(mut self, name: impl Into<String>) -> Self {
-        self.client_name = name.into();
-        self
-    }
-
-    /// The client is the one its metadata document at `url` describes (an HTTPS URL as its
-    /// `client_id`: OAuth Client ID Metadata Documents), where the authorization server takes
-    /// such; else it registers dynamically.
-    #[must_use]
-    pub fn metadata_url(mut self, url: impl Into<String>) -> Self {
-        self.metadata_url = Some(url.into());
-        self
-    }
-
-    /// The client is registered already, as `client_id` (with `secret`, for a confidential
-    /// client): nothing is registered.
-    #[must_use]
-    pub fn registered(mut self, client_id: impl Into<String>, secret: Option<String>) -> Self {
-        self.registered = Some((client_id.into(), secret));
-        self
-    }
-
-    /// The person's step for the authorization URL `url`: what the browser came back with.
-    async fn person(
-        &self,
-        url: String,
-    ) -> Result<rmcp::transport::auth::AuthorizationCallback, String> {
-        let redirected = (self.authorize)(url).await?;
-        rmcp::transport::auth::AuthorizationCallback::from_redirect_url(&redirected)
-            .map_err(|error| error.to_string())
-    }
-
-    /// The token of a server that answered `challenge` (its `WWW-Authenticate`): discovery,
-    /// registration, the person's step, the exchange.
-    async fn authorize(
-        &self,
-        url: &str,
-        challenge: &str,
-    ) -> Result<rmcp::transport::AuthorizationManager, String> {
-        use rmcp::transport::auth::{AuthorizationRequest, OAuthState};
-        let text = |error: rmcp::transport::AuthError| error.to_string();
-        // rmcp's OAuth requests go through clients of its own, which keep discovered hosts to
-        // the address classes the server's URL allows; they take the process's TLS provider,
-        // ring (this crate's), made it where none is yet.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut state = OAuthState::new(url, None).await.map_err(text)?;
-        let mut request = AuthorizationRequest::new(self.redirect_uri.clone())
-            .with_client_name(self.client_name.clone())
-            .with_challenge(challenge);
-        if let Some(metadata) = &self.metadata_url {
-            request = request.with_client_metadata_url(metadata.clone());
-        }
-        if let Some((id, secret)) = &self.registered {
-            request = request.with_preregistered_client(id.clone());
-            if let Some(secret) = secret {
-                request = request.with_client_secret(secret.clone());
-            }
-        }
-        state.start_authorization(request).await.map_err(text)?;
-        let authorization = state.get_authorization_url().await.map_err(text)?;
-        let callback = self.person(authorization).await?;
-        state
-            .handle_callback_with_issuer(
-                &callback.code,
-                &callback.csrf_token,
-                callback.issuer.as_deref(),
-            )
-            .await
-            .map_err(text)?;
-        state
-            .into_authorization_manager()
-            .ok_or_else(|| "the authorization did not end with a token".to_owned())
-    }
-}
-
-/// How long the person has to authorize a toolset in their browser ([`OAuth::loopback`]).
-pub const AUTHORIZE_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// The URL the browser came back to on `listener` (port `port`): the first request for
-/// `/callback` with a query; any other request is answered 404 and passed over.
-fn returned(listener: &std::net::TcpListener, port: u16) -> Result<String, String> {
-    use std::io::{BufRead, BufReader, Write};
-    listener
-        .set_nonblocking(false)
-        .map_err(|error| error.to_string())?;
-    loop {
-        let (stream, _) = listener.accept().map_err(|error| error.to_string())?;
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-        let mut reader = BufReader::new(&stream);
-        let mut line = String::new();
-        if reader.read_line(&mut line).is_err() {
-            continue;
-        }
-        let target = line
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or_default()
-            .to_owned();
-        let mut writer = &stream;
-        if target.starts_with("/callback?") {
-            let _ = writer.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nAuthorized. You can close this window.\n",
-            );
-            return Ok(format!("http://127.0.0.1:{port}{target}"));
-        }
-        let _ = writer.write_all(b"HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
-    }
-}
-
-impl fmt::Debug for OAuth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OAuth")
-            .field("redirect_uri", &self.redirect_uri)
-            .field("client_name", &self.client_name)
-            .field("metadata_url", &self.metadata_url)
-            .field("registered", &self.registered.as_ref().map(|(id, _)| id))
-            .finish_non_exhaustive()
-    }
-}
-
-fn http_client() -> Result<reqwest::Client, reqwest::Error> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("ring supports the default protocol versions")
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .build()
 }
 
 /// The server's tools as this framework's, and the ones it does not offer.
@@ -1381,48 +1171,4 @@ fn output_of(result: CallToolResult) -> ToolOutput {
         output = output.with_image(image);
     }
     output
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A request for `target` at `port`, as a browser sends it; the answer's status line.
-    fn visit(port: u16, target: &str) -> String {
-        use std::io::{Read, Write};
-        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        write!(stream, "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer.lines().next().unwrap_or_default().to_owned()
-    }
-
-    #[tokio::test(flavor = "multi_thread")]
-    async fn the_loopback_step_tells_the_url_and_takes_the_browser_back_on_its_callback() {
-        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let heard = Arc::clone(&told);
-        let oauth = OAuth::loopback(move |url| heard.lock().unwrap().push(url.to_owned())).unwrap();
-        let port: u16 = oauth
-            .redirect_uri
-            .strip_prefix("http://127.0.0.1:")
-            .and_then(|rest| rest.strip_suffix("/callback"))
-            .unwrap()
-            .parse()
-            .unwrap();
-        let step = tokio::spawn((oauth.authorize)("https://as.example/authorize?x=1".into()));
-        let browser = tokio::task::spawn_blocking(move || {
-            // Anything but the callback is passed over.
-            let other = visit(port, "/favicon.ico");
-            let back = visit(port, "/callback?code=c0de&state=st4te");
-            (other, back)
-        });
-        let (other, back) = browser.await.unwrap();
-        assert_eq!(other, "HTTP/1.1 404 Not Found");
-        assert_eq!(back, "HTTP/1.1 200 OK");
-        assert_eq!(
-            step.await.unwrap().unwrap(),
-            format!("http://127.0.0.1:{port}/callback?code=c0de&state=st4te")
-        );
-        assert_eq!(*told.lock().unwrap(), ["https://as.example/authorize?x=1"]);
-    }
 }

@@ -14,7 +14,9 @@ use test_support::conformance;
 /// metadata discovery in each of its forms, registration (dynamic, by metadata document,
 /// pre-registered), the token endpoint's ways of authenticating, scopes (from the challenge,
 /// from the metadata, none, stepped up when a call needs more), the retry limit, the resource and
-/// issuer checks, offline access, an authorization server that moves.
+/// issuer checks, offline access, an authorization server that moves; and the grants with no
+/// browser (the client's secret or private-key JWT, a workload's identity token, an enterprise
+/// ID token exchanged for an ID-JAG).
 const SERVED: &[&str] = &[
     "auth/metadata-default",
     "auth/metadata-var1",
@@ -41,6 +43,10 @@ const SERVED: &[&str] = &[
     "auth/iss-unexpected",
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
     "initialize",
     "tools_call",
     "sse-retry",

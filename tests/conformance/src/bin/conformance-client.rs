@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_mcp::toolsets::{McpServer, OAuth, Toolsets};
+use tool_mcp::toolsets::{IdentityProvider, McpServer, OAuth, Toolsets};
 use tool_runtime::{Answer, Asker, Dialect, Exec, Question, Reply, Replying, ToolRegistry};
 
 /// Where the authorization server sends the browser back to.
@@ -94,6 +94,61 @@ impl Asker for Accepting {
     }
 }
 
+/// The context's text at `key`.
+fn given(context: &Value, key: &str) -> Result<String, String> {
+    context[key]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("the scenario's context gives no `{key}`"))
+}
+
+/// How the client authorizes in `scenario`, from what its context gives: the client's own
+/// credentials (a secret, a private key), a workload's identity token, an enterprise ID token
+/// to exchange, else a person (the authorization code grant), whose browser is a request for
+/// the authorization URL whose redirect is read, not followed (the suite's authorization
+/// server approves at once).
+fn oauth_for(scenario: &str, context: &Value) -> Result<OAuth, String> {
+    let text = |error: tool_mcp::toolsets::OAuthError| error.to_string();
+    Ok(match scenario {
+        "auth/client-credentials-basic" => OAuth::client_secret(
+            given(context, "client_id")?,
+            given(context, "client_secret")?,
+        ),
+        "auth/client-credentials-jwt" => OAuth::client_key(
+            given(context, "client_id")?,
+            given(context, "private_key_pem")?.as_bytes(),
+            &given(context, "signing_algorithm")?,
+        )
+        .map_err(text)?,
+        "auth/wif-jwt-bearer" => {
+            let token = given(context, "valid_jwt")?;
+            OAuth::workload(given(context, "client_id")?, move || Ok(token.clone()))
+        }
+        "auth/enterprise-managed-authorization" => {
+            let idp = IdentityProvider::new(
+                given(context, "idp_issuer")?,
+                given(context, "idp_token_endpoint")?,
+                given(context, "idp_client_id")?,
+            );
+            let token = given(context, "idp_id_token")?;
+            OAuth::enterprise(idp, move || Ok(token.clone())).registered(
+                given(context, "client_id")?,
+                Some(given(context, "client_secret")?),
+            )
+        }
+        _ => {
+            let oauth = OAuth::new(REDIRECT_URI, headless).client_name("conformance-client");
+            match context["client_id"].as_str() {
+                Some(id) => {
+                    let secret = context["client_secret"].as_str().map(str::to_owned);
+                    oauth.registered(id, secret)
+                }
+                None => oauth.metadata_url(CLIENT_METADATA_URL),
+            }
+        }
+    })
+}
+
 fn main() -> ExitCode {
     let Some(url) = std::env::args().nth(1) else {
         eprintln!("usage: conformance-client URL");
@@ -104,16 +159,13 @@ fn main() -> ExitCode {
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
-    // A server that asks for a token gets one: the person's browser is a request for the
-    // authorization URL whose redirect is read, not followed (the suite's authorization
-    // server approves at once).
-    let mut oauth = OAuth::new(REDIRECT_URI, headless).client_name("conformance-client");
-    if let Some(id) = context["client_id"].as_str() {
-        let secret = context["client_secret"].as_str().map(str::to_owned);
-        oauth = oauth.registered(id, secret);
-    } else {
-        oauth = oauth.metadata_url(CLIENT_METADATA_URL);
-    }
+    let oauth = match oauth_for(&scenario, &context) {
+        Ok(oauth) => oauth,
+        Err(error) => {
+            eprintln!("conformance-client: {error}");
+            return ExitCode::from(2);
+        }
+    };
     let server = match McpServer::http(url).unchecked().oauth(oauth) {
         Ok(server) => server,
         Err(error) => {
