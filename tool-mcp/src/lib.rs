@@ -54,6 +54,8 @@ mod tasks;
 
 #[cfg(feature = "http")]
 pub mod auth;
+#[cfg(feature = "toolsets")]
+mod dpop;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "toolsets")]

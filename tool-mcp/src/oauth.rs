@@ -42,6 +42,8 @@ use rmcp::transport::{
 };
 use serde_json::Value;
 
+use crate::dpop::{self, Dpop};
+
 /// How a toolset authorizes itself to an HTTP server that asks for an OAuth token: the grant,
 /// and how the client is known to the authorization server. See the [module](self).
 #[derive(Clone)]
@@ -331,11 +333,13 @@ impl OAuth {
             .map_err(|error| error.to_string())
     }
 
-    /// The token of a server that answered `challenge` (its `WWW-Authenticate`), by the grant.
+    /// The token of a server that answered `challenge` (its `WWW-Authenticate`), by the grant;
+    /// bound to `dpop`'s key where the authorization server takes DPoP (and `dpop` told so).
     pub(crate) async fn authorize(
         &self,
         url: &str,
         challenge: &str,
+        dpop: &Arc<Dpop>,
     ) -> Result<AuthorizationManager, String> {
         // rmcp's OAuth requests go through clients of its own, which keep discovered hosts to
         // the address classes the server's URL allows; they take the process's TLS provider,
@@ -343,9 +347,9 @@ impl OAuth {
         let _ = rustls::crypto::ring::default_provider().install_default();
         match &self.grant {
             Grant::Person { redirect_uri, .. } => {
-                self.by_person(redirect_uri, url, challenge).await
+                self.by_person(redirect_uri, url, challenge, dpop).await
             }
-            grant => self.by_grant(grant, url, challenge).await,
+            grant => self.by_grant(grant, url, challenge, dpop).await,
         }
     }
 
@@ -355,9 +359,32 @@ impl OAuth {
         redirect_uri: &str,
         url: &str,
         challenge: &str,
+        dpop: &Arc<Dpop>,
     ) -> Result<AuthorizationManager, String> {
         use rmcp::transport::auth::{AuthorizationRequest, OAuthState};
-        let mut state = OAuthState::new(url, None).await.map_err(text)?;
+        // The authorization server, found by rmcp's discovery (which keeps it to the address
+        // classes the server's URL allows): where it takes DPoP, its token requests prove the
+        // key.
+        let found = AuthorizationManager::new(url)
+            .await
+            .map_err(text)?
+            .resolve_metadata_from_challenge(Some(challenge))
+            .await
+            .map_err(text)?
+            .metadata;
+        let mut state = if dpop::supported(&found) {
+            let http = rmcp::transport::auth::default_oauth_http_client().map_err(text)?;
+            let proving = ProvingOAuth {
+                inner: Box::new(http),
+                dpop: Arc::clone(dpop),
+            };
+            let manager = AuthorizationManager::new_with_oauth_http_client(url, Arc::new(proving))
+                .await
+                .map_err(text)?;
+            OAuthState::Unauthorized(manager)
+        } else {
+            OAuthState::new(url, None).await.map_err(text)?
+        };
         let mut request = AuthorizationRequest::new(redirect_uri.to_owned())
             .with_client_name(self.client_name.clone())
             .with_challenge(challenge);
@@ -381,9 +408,17 @@ impl OAuth {
             )
             .await
             .map_err(text)?;
-        state
+        let manager = state
             .into_authorization_manager()
-            .ok_or_else(|| "the authorization did not end with a token".to_owned())
+            .ok_or_else(|| "the authorization did not end with a token".to_owned())?;
+        let bound = match manager.get_credentials().await {
+            Ok((_, token)) => token.is_some_and(|token| {
+                serde_json::to_value(&token).is_ok_and(|answer| binds(&answer))
+            }),
+            Err(_) => false,
+        };
+        dpop.bind(bound && dpop::supported(&found));
+        Ok(manager)
     }
 
     /// Discovery, then the grant's token request(s), the token kept in the manager.
@@ -392,6 +427,7 @@ impl OAuth {
         grant: &Grant,
         url: &str,
         challenge: &str,
+        dpop: &Arc<Dpop>,
     ) -> Result<AuthorizationManager, String> {
         let mut manager = AuthorizationManager::new(url).await.map_err(text)?;
         let metadata = manager
@@ -400,6 +436,7 @@ impl OAuth {
             .map_err(text)?
             .metadata;
         manager.set_metadata(metadata.clone());
+        let proving = dpop::supported(&metadata).then_some(dpop.as_ref());
         // The scopes the challenge asks for, else those the server lists; a grant with no
         // person has no refresh token to ask for.
         let mut scopes = manager.select_initial_scopes(&[]).await;
@@ -437,7 +474,7 @@ impl OAuth {
                         None
                     }
                 };
-                let token = token_request(&metadata.token_endpoint, &form, auth).await?;
+                let token = token_request(&metadata.token_endpoint, &form, auth, proving).await?;
                 (client_id.clone(), token)
             }
             Grant::Workload {
@@ -452,7 +489,7 @@ impl OAuth {
                 ));
                 form.push(("assertion", assertion.trim().to_owned()));
                 form.push(("client_id", client_id.clone()));
-                let token = token_request(&metadata.token_endpoint, &form, None).await?;
+                let token = token_request(&metadata.token_endpoint, &form, None, proving).await?;
                 (client_id.clone(), token)
             }
             Grant::Enterprise { idp, id_token } => {
@@ -467,6 +504,8 @@ impl OAuth {
                 (client_id, token)
             }
         };
+        // The enterprise exchanges (rmcp's) prove no key.
+        dpop.bind(proving.is_some() && binds(&token));
         let granted = token
             .get("scope")
             .and_then(Value::as_str)
@@ -544,57 +583,109 @@ fn nonce() -> Result<String, String> {
 /// The most of a token endpoint's answer read.
 const TOKEN_ANSWER_LIMIT: usize = 64 * 1024;
 
-/// A token request to `endpoint` (HTTPS, or HTTP on a loopback address), the client named by
-/// HTTP Basic when `basic` is given: the answer's token, or the authorization server's refusal
-/// as it gives it.
-async fn token_request(
-    endpoint: &str,
-    form: &[(&str, String)],
-    basic: Option<(&str, &str)>,
-) -> Result<Value, String> {
-    let parsed = reqwest::Url::parse(endpoint)
-        .map_err(|error| format!("the token endpoint `{endpoint}`: {error}"))?;
-    let loopback = match parsed.host() {
+/// Whether `endpoint` is one a credential may be sent to: HTTPS, or HTTP on a loopback address.
+fn may_send_to(endpoint: &reqwest::Url) -> bool {
+    let loopback = match endpoint.host() {
         Some(url::Host::Domain(host)) => host.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         None => false,
     };
-    if parsed.scheme() != "https" && !(parsed.scheme() == "http" && loopback) {
+    endpoint.scheme() == "https" || (endpoint.scheme() == "http" && loopback)
+}
+
+/// A token endpoint's answer, read whole (at most [`TOKEN_ANSWER_LIMIT`]).
+struct Answered {
+    status: reqwest::StatusCode,
+    headers: reqwest::header::HeaderMap,
+    body: Vec<u8>,
+}
+
+/// Sends the token request `build` makes (afresh for each try) to `url`, with a DPoP proof when
+/// `dpop` is given: an authorization server that asks for a nonce (`400`, `use_dpop_nonce`,
+/// with `DPoP-Nonce`) is sent the request once more with it.
+async fn post_token(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    url: &str,
+    dpop: Option<&Dpop>,
+) -> Result<Answered, String> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let mut request = build();
+        if let Some(dpop) = dpop {
+            request = request.header("DPoP", dpop.proof("POST", url, None)?);
+        }
+        let mut answer = request
+            .send()
+            .await
+            .map_err(|error| format!("the token endpoint could not be reached: {error}"))?;
+        let status = answer.status();
+        let headers = answer.headers().clone();
+        let mut body = Vec::new();
+        while let Some(chunk) = answer
+            .chunk()
+            .await
+            .map_err(|error| format!("the token endpoint's answer: {error}"))?
+        {
+            body.extend_from_slice(&chunk);
+            if body.len() > TOKEN_ANSWER_LIMIT {
+                return Err("the token endpoint's answer is over 64 KiB".to_owned());
+            }
+        }
+        let nonce = headers
+            .get("DPoP-Nonce")
+            .and_then(|value| value.to_str().ok());
+        if let (Some(dpop), Some(nonce)) = (dpop, nonce) {
+            dpop.learn(url, nonce);
+            if tries == 1
+                && status == reqwest::StatusCode::BAD_REQUEST
+                && dpop::asks_for_nonce(&String::from_utf8_lossy(&body))
+            {
+                continue;
+            }
+        }
+        return Ok(Answered {
+            status,
+            headers,
+            body,
+        });
+    }
+}
+
+/// A token request to `endpoint` (see [`may_send_to`]), the client named by HTTP Basic when
+/// `basic` is given, proving `dpop`'s key when given: the answer's token, or the authorization
+/// server's refusal as it gives it.
+async fn token_request(
+    endpoint: &str,
+    form: &[(&str, String)],
+    basic: Option<(&str, &str)>,
+    dpop: Option<&Dpop>,
+) -> Result<Value, String> {
+    let parsed = reqwest::Url::parse(endpoint)
+        .map_err(|error| format!("the token endpoint `{endpoint}`: {error}"))?;
+    if !may_send_to(&parsed) {
         return Err(format!(
             "the token endpoint `{endpoint}` is neither HTTPS nor on this machine: no \
              credential is sent there"
         ));
     }
     let client = http_client().map_err(|error| error.to_string())?;
-    let mut request = client
-        .post(parsed)
-        .timeout(Duration::from_secs(30))
-        .header(reqwest::header::ACCEPT, "application/json")
-        .form(form);
-    if let Some((id, secret)) = basic {
-        // RFC 6749 §2.3.1: each form-encoded before Basic encodes them.
-        let encode = |part: &str| -> String {
-            url::form_urlencoded::byte_serialize(part.as_bytes()).collect()
-        };
-        request = request.basic_auth(encode(id), Some(encode(secret)));
-    }
-    let mut answer = request
-        .send()
-        .await
-        .map_err(|error| format!("the token endpoint could not be reached: {error}"))?;
-    let status = answer.status();
-    let mut body = Vec::new();
-    while let Some(chunk) = answer
-        .chunk()
-        .await
-        .map_err(|error| format!("the token endpoint's answer: {error}"))?
-    {
-        body.extend_from_slice(&chunk);
-        if body.len() > TOKEN_ANSWER_LIMIT {
-            return Err("the token endpoint's answer is over 64 KiB".to_owned());
+    // RFC 6749 §2.3.1: the client's id and secret each form-encoded before Basic encodes them.
+    let encode =
+        |part: &str| -> String { url::form_urlencoded::byte_serialize(part.as_bytes()).collect() };
+    let build = || {
+        let request = client
+            .post(parsed.clone())
+            .timeout(Duration::from_secs(30))
+            .header(reqwest::header::ACCEPT, "application/json")
+            .form(form);
+        match basic {
+            Some((id, secret)) => request.basic_auth(encode(id), Some(encode(secret))),
+            None => request,
         }
-    }
+    };
+    let Answered { status, body, .. } = post_token(build, endpoint, dpop).await?;
     let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     if !status.is_success() {
         let error = answer["error"].as_str().unwrap_or("no error code");
@@ -618,6 +709,62 @@ async fn token_request(
         return Err("the token endpoint answered no access token".to_owned());
     }
     Ok(answer)
+}
+
+/// rmcp's OAuth requests for a connection that proves a DPoP key: token requests (a form with
+/// a `grant_type`: the code's exchange, a refresh) go with a proof, through [`post_token`];
+/// everything else (metadata, registration) through rmcp's own client.
+struct ProvingOAuth {
+    inner: Box<dyn rmcp::transport::OAuthHttpClient>,
+    dpop: Arc<Dpop>,
+}
+
+impl rmcp::transport::OAuthHttpClient for ProvingOAuth {
+    fn execute(
+        &self,
+        request: rmcp::transport::OAuthHttpRequest,
+    ) -> rmcp::transport::OAuthHttpClientFuture<'_> {
+        let asked = &request.request;
+        let token = asked.method() == oauth2::http::Method::POST
+            && asked
+                .headers()
+                .get(oauth2::http::header::CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(|kind| kind.starts_with("application/x-www-form-urlencoded"))
+            && asked.body().windows(11).any(|part| part == b"grant_type=");
+        if !token {
+            return self.inner.execute(request);
+        }
+        Box::pin(async move {
+            let (parts, body) = request.request.into_parts();
+            let url = parts.uri.to_string();
+            let endpoint = reqwest::Url::parse(&url)?;
+            if !may_send_to(&endpoint) {
+                return Err(format!("no credential is sent to `{url}`").into());
+            }
+            let client = http_client()?;
+            let build = || {
+                client
+                    .post(endpoint.clone())
+                    .timeout(Duration::from_secs(30))
+                    .headers(parts.headers.clone())
+                    .body(body.clone())
+            };
+            let answered = post_token(build, &url, Some(&self.dpop)).await?;
+            let mut response = oauth2::http::Response::builder().status(answered.status);
+            for (name, value) in &answered.headers {
+                response = response.header(name, value);
+            }
+            Ok(response.body(answered.body)?)
+        })
+    }
+}
+
+/// Whether a token endpoint's answer binds the token to the DPoP key (`token_type` `DPoP`).
+fn binds(answer: &Value) -> bool {
+    answer["token_type"]
+        .as_str()
+        .is_some_and(|kind| kind.eq_ignore_ascii_case("dpop"))
 }
 
 /// The ID token exchanged at `idp` for an ID-JAG bound to the server at `resource`, redeemed at
@@ -825,5 +972,17 @@ mod tests {
             )
             .starts_with("the client's private key cannot sign ES256: "),
         );
+    }
+
+    #[test]
+    fn credentials_go_only_to_https_or_this_machine() {
+        let may = |url: &str| may_send_to(&reqwest::Url::parse(url).unwrap());
+        assert!(may("https://as.example/token"));
+        assert!(may("http://127.0.0.1:8080/token"));
+        assert!(may("http://localhost/token"));
+        assert!(may("http://[::1]:9/token"));
+        assert!(!may("http://as.example/token"));
+        assert!(!may("http://10.0.0.1/token"));
+        assert!(!may("ftp://as.example/token"));
     }
 }

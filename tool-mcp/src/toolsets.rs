@@ -347,6 +347,8 @@ struct Reauth {
     manager: Arc<tokio::sync::Mutex<rmcp::transport::AuthorizationManager>>,
     oauth: OAuth,
     url: String,
+    /// The connection's DPoP key, shared with its HTTP client.
+    dpop: Arc<crate::dpop::Dpop>,
 }
 
 impl Reauth {
@@ -367,13 +369,19 @@ impl Reauth {
             }
             if let Some(required) = current.downcast_ref::<AuthRequiredError>() {
                 let challenge = required.www_authenticate_header.clone();
-                return Some(match self.oauth.authorize(&self.url, &challenge).await {
-                    Ok(manager) => {
-                        *self.manager.lock().await = manager;
-                        Ok(())
-                    }
-                    Err(reason) => Err(reason),
-                });
+                return Some(
+                    match self
+                        .oauth
+                        .authorize(&self.url, &challenge, &self.dpop)
+                        .await
+                    {
+                        Ok(manager) => {
+                            *self.manager.lock().await = manager;
+                            Ok(())
+                        }
+                        Err(reason) => Err(reason),
+                    },
+                );
             }
             source = current.source();
         }
@@ -692,16 +700,26 @@ async fn connect(
                     Err(error) if error.auth_challenge().is_some() && spec.oauth.is_some() => {
                         let challenge = error.auth_challenge().unwrap_or_default().to_owned();
                         let oauth = spec.oauth.as_ref().expect("checked above");
-                        let manager = oauth.authorize(url, &challenge).await.map_err(|reason| {
-                            failed(format!("could not be authorized: {reason}"))
-                        })?;
-                        let authorized = rmcp::transport::AuthClient::new(client, manager);
+                        let could_not =
+                            |reason| failed(format!("could not be authorized: {reason}"));
+                        let dpop = Arc::new(crate::dpop::Dpop::new().map_err(could_not)?);
+                        let manager = oauth
+                            .authorize(url, &challenge, &dpop)
+                            .await
+                            .map_err(could_not)?;
+                        // A token bound to the connection's key goes with a proof of it.
+                        let proving = crate::dpop::Proving {
+                            http: client,
+                            dpop: Arc::clone(&dpop),
+                        };
+                        let authorized = rmcp::transport::AuthClient::new(proving, manager);
                         // Kept for the calls: a token whose scope falls short, or that the
                         // server stops taking, is authorized again.
                         let _ = in_flight.reauth.set(Reauth {
                             manager: Arc::clone(&authorized.auth_manager),
                             oauth: oauth.clone(),
                             url: url.clone(),
+                            dpop,
                         });
                         let transport =
                             StreamableHttpClientTransport::with_client(authorized, config);

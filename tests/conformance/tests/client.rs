@@ -16,7 +16,8 @@ use test_support::conformance;
 /// from the metadata, none, stepped up when a call needs more), the retry limit, the resource and
 /// issuer checks, offline access, an authorization server that moves; and the grants with no
 /// browser (the client's secret or private-key JWT, a workload's identity token, an enterprise
-/// ID token exchanged for an ID-JAG).
+/// ID token exchanged for an ID-JAG), and DPoP-bound tokens (proofs at the token endpoint and
+/// on every request, nonces from either server).
 const SERVED: &[&str] = &[
     "auth/metadata-default",
     "auth/metadata-var1",
@@ -47,6 +48,8 @@ const SERVED: &[&str] = &[
     "auth/client-credentials-jwt",
     "auth/wif-jwt-bearer",
     "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
     "initialize",
     "tools_call",
     "sse-retry",
