@@ -361,6 +361,31 @@ pub(crate) struct AgentArgs {
     #[cfg(feature = "toolsets")]
     #[arg(long, action = clap::ArgAction::Count, help_heading = "Other MCP servers' tools")]
     pub(crate) mcp_oauth: u8,
+    /// When the HTTP server asks for a token, authorize as the OAuth client ID with the secret
+    /// the environment variable VAR holds (the client credentials grant: no browser).
+    #[cfg(feature = "toolsets")]
+    #[arg(long, value_name = "ID=VAR", help_heading = "Other MCP servers' tools")]
+    pub(crate) mcp_client_secret_env: Vec<String>,
+    /// When the HTTP server asks for a token, authorize as the OAuth client ID with a JWT
+    /// signed by the private key in FILE (PEM: P-256 or P-384, RSA, Ed25519; the client
+    /// credentials grant with `private_key_jwt`: no browser).
+    #[cfg(feature = "toolsets")]
+    #[arg(
+        long,
+        value_name = "ID=FILE",
+        help_heading = "Other MCP servers' tools"
+    )]
+    pub(crate) mcp_client_key: Vec<String>,
+    /// When the HTTP server asks for a token, present the workload identity token (a JWT) in
+    /// FILE, read again for each token, as the OAuth client ID (the JWT bearer grant: no
+    /// browser).
+    #[cfg(feature = "toolsets")]
+    #[arg(
+        long,
+        value_name = "ID=FILE",
+        help_heading = "Other MCP servers' tools"
+    )]
+    pub(crate) mcp_workload_token: Vec<String>,
     /// The server's tools whose schema cannot be enforced here are offered all the same,
     /// their arguments checked by the server alone (each is named on standard error).
     #[cfg(feature = "toolsets")]
@@ -371,6 +396,15 @@ pub(crate) struct AgentArgs {
     #[arg(skip)]
     pub(crate) servers: Vec<crate::toolsets::McpServer>,
 }
+
+/// The options that say how a server's token is had: a server takes one of them.
+#[cfg(feature = "toolsets")]
+const AUTHORIZE: &[&str] = &[
+    "mcp-oauth",
+    "mcp-client-secret-env",
+    "mcp-client-key",
+    "mcp-workload-token",
+];
 
 /// The servers `--mcp` names, each with the `--mcp-…` options that follow it.
 #[cfg(feature = "toolsets")]
@@ -391,8 +425,8 @@ pub(crate) fn mcp_servers(
             .collect()
     };
     // Each option, in order: the server it applies to (the last `--mcp` before it), once for
-    // the ones a server takes once.
-    let mut seen: Vec<(&str, usize)> = Vec::new();
+    // the ones a server takes once (the ways to authorize: one of them, once).
+    let mut seen: Vec<(&str, usize, &str)> = Vec::new();
     let mut apply = |option: &'static str,
                      once: bool,
                      position: usize,
@@ -404,13 +438,29 @@ pub(crate) fn mcp_servers(
             .ok_or_else(|| {
                 format!("--{option} applies to the --mcp before it, and there is none")
             })?;
-        if once && seen.contains(&(option, server)) {
-            return Err(format!(
-                "--{option} is given twice for the --mcp server {}",
-                specs[server].1
-            ));
+        let kind = if AUTHORIZE.contains(&option) {
+            "authorize"
+        } else {
+            option
+        };
+        if once
+            && let Some((earlier, _, _)) =
+                seen.iter().find(|(_, at, k)| *at == server && *k == kind)
+        {
+            return Err(if *earlier == option {
+                format!(
+                    "--{option} is given twice for the --mcp server {}",
+                    specs[server].1
+                )
+            } else {
+                format!(
+                    "--{earlier} and --{option} are two ways to authorize to the --mcp server \
+                     {}: give one",
+                    specs[server].1
+                )
+            });
         }
-        seen.push((option, server));
+        seen.push((option, server, kind));
         servers[server] = set(servers[server].clone())?;
         Ok(())
     };
@@ -448,6 +498,55 @@ pub(crate) fn mcp_servers(
                 );
             })
             .map_err(|error| format!("--mcp-oauth: no loopback port for the browser: {error}"))?;
+            server.oauth(oauth).map_err(|error| error.to_string())
+        })?;
+    }
+    // The grants with no browser: ID=VALUE each.
+    let pair = |option: &str, value: &str| -> Result<(String, String), String> {
+        match value.split_once('=') {
+            Some((id, rest)) if !id.is_empty() && !rest.is_empty() => {
+                Ok((id.to_owned(), rest.to_owned()))
+            }
+            _ => Err(format!("--{option} takes ID=VALUE, not `{value}`")),
+        }
+    };
+    for (at, value) in given::<String>(matches, "mcp_client_secret_env") {
+        let (id, var) = pair("mcp-client-secret-env", &value)?;
+        apply("mcp-client-secret-env", true, at, &|server| {
+            let secret = std::env::var(&var).map_err(|_| {
+                format!("--mcp-client-secret-env: the environment variable {var} is not set")
+            })?;
+            let oauth = crate::toolsets::OAuth::client_secret(id.clone(), secret);
+            server.oauth(oauth).map_err(|error| error.to_string())
+        })?;
+    }
+    for (at, value) in given::<String>(matches, "mcp_client_key") {
+        let (id, file) = pair("mcp-client-key", &value)?;
+        apply("mcp-client-key", true, at, &|server| {
+            let pem = std::fs::read(&file)
+                .map_err(|error| format!("--mcp-client-key: {file}: {error}"))?;
+            // The key's own kind says how it signs.
+            let oauth = ["ES256", "ES384", "RS256", "EdDSA"]
+                .into_iter()
+                .find_map(|algorithm| {
+                    crate::toolsets::OAuth::client_key(id.clone(), &pem, algorithm).ok()
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "--mcp-client-key: {file} holds no private key that signs ES256, \
+                         ES384, RS256 or EdDSA"
+                    )
+                })?;
+            server.oauth(oauth).map_err(|error| error.to_string())
+        })?;
+    }
+    for (at, value) in given::<String>(matches, "mcp_workload_token") {
+        let (id, file) = pair("mcp-workload-token", &value)?;
+        apply("mcp-workload-token", true, at, &|server| {
+            let read = file.clone();
+            let oauth = crate::toolsets::OAuth::workload(id.clone(), move || {
+                std::fs::read_to_string(&read).map_err(|error| format!("{read}: {error}"))
+            });
             server.oauth(oauth).map_err(|error| error.to_string())
         })?;
     }

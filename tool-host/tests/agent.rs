@@ -2038,6 +2038,107 @@ fn a_collector_that_is_down_or_never_answers_costs_the_call_nothing_and_the_exit
     drop(silent);
 }
 
+/// A P-256 private key made for these tests (`openssl genpkey -algorithm EC`).
+const TEST_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgLpTkP+Cj4/JZtUEt
+FxD3fkX3N2kLsn24AyZlhIf4z9WhRANCAAQFOlVhs+dUX2e+Cc2rgIAZpgJulq+x
+700Q8iHI74hcyq7k1BabRNYNiBWZn2iopaM/zc/6VzjvG4TBf8kR4r45
+-----END PRIVATE KEY-----
+";
+
+#[test]
+fn the_ways_to_authorize_with_no_browser_are_checked_as_they_are_given() {
+    let dir = scratch().join("grants");
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("client.pem");
+    std::fs::write(&key, TEST_KEY).unwrap();
+    let junk = dir.join("junk.pem");
+    std::fs::write(&junk, "not a key").unwrap();
+    let run = |extra: &[String]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["agent", "--provider", "openai", "--model", "m"])
+            .args(["--prompt", "go", "--base-url", "http://127.0.0.1:9/v1"])
+            .args(["--mcp", "http://127.0.0.1:9/mcp"])
+            .args(extra)
+            .env("OPENAI_API_KEY", "sk-test")
+            .env("REPORTS_SECRET", "s3cret")
+            .env_remove("NO_SUCH_SECRET")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let given = |option: &str, value: &str| vec![option.to_owned(), value.to_owned()];
+    let refused = [
+        (
+            given("--mcp-client-secret-env", "reports"),
+            "--mcp-client-secret-env takes ID=VALUE, not `reports`".to_owned(),
+        ),
+        (
+            given("--mcp-client-secret-env", "reports=NO_SUCH_SECRET"),
+            "the environment variable NO_SUCH_SECRET is not set".to_owned(),
+        ),
+        (
+            given("--mcp-client-key", "=x"),
+            "--mcp-client-key takes ID=VALUE, not `=x`".to_owned(),
+        ),
+        (
+            given(
+                "--mcp-client-key",
+                &format!("c={}", dir.join("absent.pem").display()),
+            ),
+            format!("--mcp-client-key: {}: ", dir.join("absent.pem").display()),
+        ),
+        (
+            given("--mcp-client-key", &format!("c={}", junk.display())),
+            format!(
+                "--mcp-client-key: {} holds no private key that signs ES256, ES384, RS256 or \
+                 EdDSA",
+                junk.display()
+            ),
+        ),
+        (
+            [
+                given("--mcp-oauth", "--mcp-workload-token"),
+                vec!["w=/var/run/token".to_owned()],
+            ]
+            .concat(),
+            "--mcp-oauth and --mcp-workload-token are two ways to authorize to the --mcp server \
+             http://127.0.0.1:9/mcp: give one"
+                .to_owned(),
+        ),
+        (
+            [
+                given("--mcp-client-secret-env", "a=REPORTS_SECRET"),
+                given("--mcp-client-secret-env", "b=REPORTS_SECRET"),
+            ]
+            .concat(),
+            "--mcp-client-secret-env is given twice for the --mcp server".to_owned(),
+        ),
+    ];
+    for (extra, expected) in refused {
+        let (code, stderr) = run(&extra);
+        assert_eq!(code, Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(&expected), "{extra:?}: {stderr}");
+    }
+    // Taken as given, each goes on to reach the server (here, none: the command stops there).
+    for extra in [
+        given("--mcp-client-secret-env", "reports=REPORTS_SECRET"),
+        given("--mcp-client-key", &format!("c={}", key.display())),
+        given("--mcp-workload-token", "w=/var/run/token"),
+    ] {
+        let (code, stderr) = run(&extra);
+        assert_eq!(code, Some(3), "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains("the MCP server http://127.0.0.1:9/mcp did not start MCP"),
+            "{extra:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn oauth_is_for_an_http_server_and_applies_to_the_mcp_before_it() {
     let usage = |extra: &[&str]| {
