@@ -104,6 +104,7 @@ fi
 # PyJWT) checked against its cached JWKS.
 port=$((port + 1))
 echo "bench-token bench todos:write" > "$work/tokens"
+chmod 600 "$work/tokens"
 target/release/toolhost mcp --http "$port" --session-dir "$work/static" \
     --auth-tokens "$work/tokens" 2> "$work/static.log" &
 server=$!

@@ -658,6 +658,10 @@ pub(crate) struct HttpArgs {
         requires = "http"
     )]
     pub(crate) auth_tokens: Option<PathBuf>,
+    /// Take the tokens file even where others than its owner may read it (by default such a
+    /// file is refused, as ssh refuses such a private key: its tokens are secrets).
+    #[arg(long, requires = "auth_tokens")]
+    pub(crate) auth_tokens_readable_by_others: bool,
     /// The endpoint's public URL, as clients reach it (behind a proxy). Default: the address
     /// served and `--http-path`.
     #[arg(

@@ -249,15 +249,21 @@ fn tokens_of_the_issuer_are_checked_whole_and_every_bad_one_is_refused() {
     );
 }
 
+/// A tokens file as it should be kept: its owner's alone.
+fn write_tokens(file: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(file, text).unwrap();
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
 #[test]
 fn static_tokens_come_from_a_file_and_nothing_else_gets_in() {
     let dir = scratch("static");
     let tokens = dir.join("tokens");
-    std::fs::write(
+    write_tokens(
         &tokens,
         "# team tokens\nsecret-token-of-alice alice todos:write\nsecret-token-of-bob bob\n",
-    )
-    .unwrap();
+    );
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
     command
         .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
@@ -316,6 +322,71 @@ fn static_tokens_come_from_a_file_and_nothing_else_gets_in() {
     let (status, stderr) = server.stop();
     assert!(status.success(), "{stderr}");
     assert!(!stderr.contains("secret-token"), "{stderr}");
+}
+
+#[test]
+fn a_tokens_file_others_may_read_is_refused_and_an_unknown_tool_names_only_the_callers() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = scratch("readable");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        "token-of-alice alice todos:write\ntoken-of-bob bob\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let serve = |extra: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
+        command
+            .args(["mcp", "--http", "127.0.0.1:0", "--session-dir"])
+            .arg(dir.join("sessions"))
+            .arg("--auth-tokens")
+            .arg(&tokens)
+            .args(extra);
+        command
+    };
+    // Readable by others: refused at start, as ssh refuses such a key; nothing is served.
+    let output = serve(&[]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "the tokens file {} may be read by others than its owner (mode 644): its tokens \
+             are secrets; make it the owner's alone (chmod 600)",
+            tokens.display()
+        )),
+        "{stderr}"
+    );
+    // Taken when told so.
+    let server = HttpServer::spawn({
+        let mut command = serve(&["--auth-tokens-readable-by-others"]);
+        command.stdin(Stdio::null());
+        command
+    });
+    accepted(&call(&server, "alice", Some("token-of-alice")));
+    // A tool that does not exist: the error names the tools the caller may call, no other.
+    let unknown = |token: &str| {
+        let body = http::call_body(3, "{}").replace("\"todo_write\"", "\"no_such_tool\"");
+        let mut headers = http::stateless_headers("s", "no_such_tool");
+        headers.push(("Authorization".into(), format!("Bearer {token}")));
+        let reply = http::post(server.addr, &headers, &body);
+        assert_eq!(reply.status, 200, "{reply:?}");
+        tool_result(&reply.message())
+    };
+    assert_eq!(
+        unknown("token-of-alice"),
+        (
+            "Error: unknown tool \"no_such_tool\"; available tools: todo_write".to_owned(),
+            true
+        )
+    );
+    assert_eq!(
+        unknown("token-of-bob"),
+        (
+            "Error: unknown tool \"no_such_tool\"; available tools: none".to_owned(),
+            true
+        )
+    );
 }
 
 #[test]
@@ -421,11 +492,10 @@ fn bearer(token: &str) -> Vec<(String, String)> {
 fn a_session_is_its_owners_and_to_anyone_else_it_does_not_exist() {
     let dir = scratch("owners");
     let tokens = dir.join("tokens");
-    std::fs::write(
+    write_tokens(
         &tokens,
         "token-of-alice alice todos:write\ntoken-of-carol carol todos:write\n",
-    )
-    .unwrap();
+    );
     let sessions = dir.join("sessions");
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
     command
@@ -573,11 +643,10 @@ fn on_postgres_sessions_are_their_owners_and_sessions_list_tells_whose() {
     let url = test_support::pg_url();
     let dir = scratch("owners-pg");
     let tokens = dir.join("tokens");
-    std::fs::write(
+    write_tokens(
         &tokens,
         "token-of-alice alice todos:write\ntoken-of-carol carol todos:write\n",
-    )
-    .unwrap();
+    );
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolhost"));
     command
         .args(["mcp", "--http", "127.0.0.1:0", "--store", &url])

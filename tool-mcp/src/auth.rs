@@ -82,8 +82,12 @@ pub struct AuthOptions {
     pub audience: Option<String>,
     /// Where the issuer's keys are (a JWKS URL).
     pub jwks: Option<String>,
-    /// A file of static tokens (`TOKEN SUBJECT [SCOPE…]` a line).
+    /// A file of static tokens (`TOKEN SUBJECT [SCOPE…]` a line). On Unix it must be its
+    /// owner's alone (no permission for group or others, as ssh has a private key), unless
+    /// [`AuthOptions::tokens_readable_by_others`].
     pub tokens: Option<std::path::PathBuf>,
+    /// Take the tokens file even where others than its owner may read it.
+    pub tokens_readable_by_others: bool,
     /// The resource's public URL (what clients reach, behind a proxy); by default the address
     /// served and the endpoint's path.
     pub resource: Option<String>,
@@ -152,7 +156,7 @@ impl Auth {
         };
         let metadata_url = format!("{origin}{metadata_path}");
         let tokens = match &options.tokens {
-            Some(file) => read_tokens(file)?,
+            Some(file) => read_tokens(file, options.tokens_readable_by_others)?,
             None => HashMap::new(),
         };
         let jwks_url = match (&options.jwks, &options.issuer) {
@@ -414,14 +418,29 @@ fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-/// The tokens of a tokens file.
-fn read_tokens(file: &Path) -> Result<HashMap<[u8; 32], Principal>, McpError> {
-    let text = std::fs::read_to_string(file).map_err(|error| {
-        McpError::Input(format!(
-            "the tokens file {}: {error}",
-            tool_runtime::text::neutralize(&file.display().to_string())
-        ))
-    })?;
+/// The tokens of a tokens file: on Unix, one only its owner may read unless `shared`.
+fn read_tokens(file: &Path, shared: bool) -> Result<HashMap<[u8; 32], Principal>, McpError> {
+    let named = || tool_runtime::text::neutralize(&file.display().to_string()).into_owned();
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| McpError::Input(format!("the tokens file {}: {error}", named())))?;
+    #[cfg(unix)]
+    if !shared {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(file)
+            .map_err(|error| McpError::Input(format!("the tokens file {}: {error}", named())))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(McpError::Input(format!(
+                "the tokens file {} may be read by others than its owner (mode {:03o}): its \
+                 tokens are secrets; make it the owner's alone (chmod 600)",
+                named(),
+                mode & 0o777
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = shared;
     let mut tokens = HashMap::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default().trim();

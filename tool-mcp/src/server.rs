@@ -742,7 +742,23 @@ impl McpServer {
         // asked for up, named by the tool.
         let logged =
             crate::logging::forward(&mut exec, context.peer.clone(), Arc::clone(&self.log_level));
-        let output = {
+        // An unknown tool's error names only the tools a checked caller may call.
+        #[cfg(feature = "http")]
+        let unknown = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::auth::Principal>())
+            .filter(|_| self.ctx.tools.get(&request.name).is_none())
+            .map(|principal| {
+                self.ctx.tools.unknown(&request.name, |definition| {
+                    definition.scopes().all(|scope| principal.has_scope(scope))
+                })
+            });
+        #[cfg(not(feature = "http"))]
+        let unknown: Option<tool_runtime::ToolOutput> = None;
+        let output = if let Some(unknown) = unknown {
+            Some(unknown)
+        } else {
             let call = self.ctx.tools.call(&request.name, &exec, &args);
             let mut call = std::pin::pin!(call);
             let mut cancelled = false;

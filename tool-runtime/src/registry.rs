@@ -263,6 +263,18 @@ impl ToolRegistry {
         self.definitions().map(Definition::name)
     }
 
+    /// What a call of `name`, a tool this registry does not have, answers: the unknown-tool
+    /// error [`ToolRegistry::call`] gives, naming only the tools `visible` keeps (those its
+    /// caller may call, where callers differ).
+    pub fn unknown(&self, name: &str, visible: impl Fn(&Definition) -> bool) -> ToolOutput {
+        refusal::unknown_tool(
+            name,
+            self.definitions()
+                .filter(|definition| visible(definition))
+                .map(Definition::name),
+        )
+    }
+
     /// Runs one model tool call: `args` is the raw JSON the model sent.
     ///
     /// In this order: an unknown tool name, then arguments over the size cap, then the tool's

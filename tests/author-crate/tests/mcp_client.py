@@ -173,6 +173,7 @@ async def check_principals():
         tokens = os.path.join(session_dir, "tokens")
         with open(tokens, "w", encoding="utf-8") as f:
             f.write("token-a alice whoami:read\ntoken-m mallory whoami:read\ntoken-b bob\n")
+        os.chmod(tokens, 0o600)
         url, server = await serve_http(session_dir, "--auth-tokens", tokens)
         try:
             seen = {}

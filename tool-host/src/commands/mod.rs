@@ -103,6 +103,7 @@ pub(crate) fn run(
                     auth_jwks,
                     auth_audience,
                     auth_tokens,
+                    auth_tokens_readable_by_others,
                     auth_resource,
                     auth_scope,
                     state_secret,
@@ -116,6 +117,7 @@ pub(crate) fn run(
                 audience: auth_audience,
                 jwks: auth_jwks,
                 tokens: auth_tokens,
+                tokens_readable_by_others: auth_tokens_readable_by_others,
                 resource: auth_resource,
                 scopes: auth_scope,
             };
