@@ -2038,6 +2038,53 @@ fn a_collector_that_is_down_or_never_answers_costs_the_call_nothing_and_the_exit
     drop(silent);
 }
 
+#[test]
+fn a_rule_or_a_list_that_names_no_tool_is_refused_naming_the_tools_there_are() {
+    let log = scratch().join("mcp-rules.log");
+    let server = mcp_stdio(&log);
+    let run = |extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["agent", "--provider", "openai", "--model", "m"])
+            .args(["--prompt", "go", "--base-url", "http://127.0.0.1:9/v1"])
+            .args(["--mcp", &server, "--mcp-prefix", "py_"])
+            .args(extra)
+            .env("OPENAI_API_KEY", "sk-test")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    for (extra, expected) in [
+        (
+            &["--approve", "py_wype=ask"][..],
+            "--approve py_wype=ask: there is no tool \"py_wype\"; the tools are: todo_write, \
+             py_plan, py_add,",
+        ),
+        (
+            &["--max-result-tokens", "nosuch=100"][..],
+            "--max-result-tokens nosuch=100: there is no tool \"nosuch\"; the tools are: \
+             todo_write, read_result, py_plan,",
+        ),
+        (
+            &["--mcp-allow", "count,wype"][..],
+            "has no tool named wype, which its allow or deny list names; its tools are: plan, \
+             add, chart, count, wipe,",
+        ),
+        (
+            &["--mcp-deny", "wype"][..],
+            "has no tool named wype, which its allow or deny list names",
+        ),
+    ] {
+        let (code, stderr) = run(extra);
+        assert_eq!(code, Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+    }
+    assert!(arrived(&log).is_empty(), "no call was made");
+}
+
 /// A P-256 private key made for these tests (`openssl genpkey -algorithm EC`).
 const TEST_KEY: &str = "-----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgLpTkP+Cj4/JZtUEt

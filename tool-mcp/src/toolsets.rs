@@ -272,6 +272,22 @@ pub enum ToolsetError {
         /// What went wrong.
         reason: String,
     },
+    /// A server's [allow](McpServer::allow) or [deny](McpServer::deny) list names tools the
+    /// server does not have.
+    #[error(
+        "the MCP server {server} has no tool named {}, which its allow or deny list names; its \
+         tools are: {}",
+        names.join(", "),
+        if tools.is_empty() { "none".to_owned() } else { tools.join(", ") }
+    )]
+    NoSuchTools {
+        /// The server, as it names itself or as it was given.
+        server: String,
+        /// The names it does not have.
+        names: Vec<String>,
+        /// The tools it has, as it names them.
+        tools: Vec<String>,
+    },
 }
 
 /// A tool of a server that is not offered, and why.
@@ -591,7 +607,7 @@ impl Toolsets {
                 .await
             });
             match listed {
-                Ok(Ok((tools, skipped))) => {
+                Ok(Ok((tools, skipped, _))) => {
                     server.tools = tools;
                     server.skipped = skipped;
                 }
@@ -772,7 +788,7 @@ async fn connect(
         None => Arc::clone(&label),
     };
     let peer = service.peer().clone();
-    let (tools, skipped) = tokio::time::timeout(
+    let (tools, skipped, names) = tokio::time::timeout(
         CONNECT_TIMEOUT,
         list(&spec, &label, &peer, &handle, &in_flight),
     )
@@ -783,6 +799,22 @@ async fn connect(
             CONNECT_TIMEOUT.as_secs()
         ))
     })??;
+    // An allow or deny list that names a tool the server does not have is a mistake to say.
+    let unknown: Vec<String> = spec
+        .allow
+        .iter()
+        .flatten()
+        .chain(&spec.deny)
+        .filter(|name| !names.contains(name))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ToolsetError::NoSuchTools {
+            server: label.to_string(),
+            names: unknown,
+            tools: names,
+        });
+    }
     Ok(Connected {
         spec,
         label,
@@ -812,7 +844,7 @@ async fn list(
     peer: &Peer<RoleClient>,
     handle: &tokio::runtime::Handle,
     in_flight: &Arc<InFlight>,
-) -> Result<(Vec<Arc<DynamicTool>>, Vec<Skipped>), ToolsetError> {
+) -> Result<(Vec<Arc<DynamicTool>>, Vec<Skipped>, Vec<String>), ToolsetError> {
     let failed = |error: &dyn fmt::Display| ToolsetError::Connect {
         server: label.to_string(),
         reason: format!("did not list its tools: {error}"),
@@ -835,6 +867,7 @@ async fn list(
     };
     let mut tools = Vec::new();
     let mut skipped = Vec::new();
+    let names = listed.iter().map(|tool| tool.name.to_string()).collect();
     for tool in listed {
         if !spec.offers(&tool.name) {
             continue;
@@ -859,7 +892,7 @@ async fn list(
             Err(error) => skipped.push(skip(reason_of(error), false)),
         }
     }
-    Ok((tools, skipped))
+    Ok((tools, skipped, names))
 }
 
 fn reason_of(error: LoadError) -> String {

@@ -36,7 +36,13 @@ pub(crate) fn agent(
         false => {
             let servers = std::mem::take(&mut args.servers);
             let toolsets = crate::toolsets::Toolsets::connect_as(servers, name, host.version)
-                .map_err(|error| HostError::Mcp(error.to_string()))?;
+                .map_err(|error| match error {
+                    // A name given wrong on the command line: its usage, not the server.
+                    crate::toolsets::ToolsetError::NoSuchTools { .. } => {
+                        HostError::Input(error.to_string())
+                    }
+                    other => HostError::Mcp(other.to_string()),
+                })?;
             for skipped in toolsets.skipped() {
                 crate::note!("{name} agent: {skipped}");
             }
@@ -63,6 +69,24 @@ pub(crate) fn agent(
     let tools = with_servers.as_ref().unwrap_or(base);
     #[cfg(not(feature = "toolsets"))]
     let tools = base;
+    // A rule for a tool there is not is a mistake to say, naming the tools there are.
+    for (option, rules) in [
+        ("--approve", &args.approve),
+        ("--max-result-tokens", &args.max_result_tokens),
+    ] {
+        for rule in rules {
+            if let Some((tool, _)) = rule.split_once('=')
+                && tools.get(tool.trim()).is_none()
+            {
+                let names: Vec<&str> = tools.names().collect();
+                return Err(HostError::Input(format!(
+                    "{option} {rule}: there is no tool {}; the tools are: {}",
+                    tool_runtime::text::quote(tool.trim()),
+                    names.join(", ")
+                )));
+            }
+        }
+    }
     // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
     let created = matches!(store, crate::store::Store::Files)
         && args.session.as_ref().is_none_or(|path| !path.exists());
