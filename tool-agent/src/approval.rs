@@ -93,6 +93,18 @@ impl ApprovalPolicy {
             || (self.destructive && definition.annotations().destructive() == Some(true));
         if needs { self.default } else { Approve::Auto }
     }
+
+    /// Why a call of the tool `definition` describes waits for a decision, in words for the
+    /// person who decides.
+    pub fn why(&self, definition: &Definition) -> String {
+        if self.per_tool.contains_key(definition.name()) {
+            format!("the run's rule for {} asks", definition.name())
+        } else if definition.needs_approval() {
+            "the tool needs approval".to_owned()
+        } else {
+            "the tool may be destructive".to_owned()
+        }
+    }
 }
 
 /// One call waiting for a decision.
@@ -107,6 +119,27 @@ pub struct PendingCall {
     pub name: String,
     /// The arguments the model sent.
     pub args: String,
+    /// Why it waits ([`ApprovalPolicy::why`]).
+    #[serde(default)]
+    pub why: String,
+    /// The tool's input schema when the call paused, which edited arguments are checked
+    /// against by whoever decides ([`decide`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
+}
+
+impl PendingCall {
+    /// What a call with `args` would be refused with by the tool's schema as it was when the
+    /// call paused (`Error: invalid arguments: …`); `None` when they pass, or when no schema was
+    /// kept that this framework can check.
+    pub fn refusal(&self, args: &str) -> Option<String> {
+        use tool_runtime::Tool as _;
+        let schema = self.schema.clone()?;
+        let tool = tool_runtime::DynamicTool::builder(self.name.clone(), "", schema)
+            .handler(|_, _| "")
+            .ok()?;
+        tool.check_args(args).map(|refused| refused.text)
+    }
 }
 
 /// A pending call and the decision it has so far.
@@ -177,12 +210,29 @@ pub fn pending(session: &Session) -> Result<Option<Vec<Waiting>>, AgentError> {
 
 /// Records `decision` on the pending call `id` of `session`'s last pause, from any process that
 /// has the session open (the run itself need not be). `Ok(false)` when no such call is pending.
+/// A call is decided once ([`AgentError::Decided`] after that); edited arguments the tool's
+/// schema refuses are not recorded ([`AgentError::Edit`], with the text a call with them would
+/// answer).
 pub fn decide(session: &Session, id: &str, decision: &Decision) -> Result<bool, AgentError> {
     let Some(paused) = last_pending(session)? else {
         return Ok(false);
     };
-    if !paused.calls.iter().any(|call| call.id == id) {
+    let Some(call) = paused.calls.iter().find(|call| call.id == id) else {
         return Ok(false);
+    };
+    if let Some(earlier) = decisions(session, paused.turn)?.remove(id) {
+        return Err(AgentError::Decided {
+            id: id.to_owned(),
+            decision: earlier,
+        });
+    }
+    if let Decision::ApproveWith { args } = decision
+        && let Some(refused) = call.refusal(args)
+    {
+        return Err(AgentError::Edit {
+            id: id.to_owned(),
+            refused,
+        });
     }
     session.append(
         DECISION_EVENT,
@@ -194,6 +244,16 @@ pub fn decide(session: &Session, id: &str, decision: &Decision) -> Result<bool, 
         },
     )?;
     Ok(true)
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decision::Approve => f.write_str("approved"),
+            Decision::ApproveWith { args } => write!(f, "approved with the arguments {args}"),
+            Decision::Deny { reason } => write!(f, "denied: {reason}"),
+        }
+    }
 }
 
 /// The last pause of `session` whose turn has not been answered since.

@@ -150,6 +150,14 @@ pub enum AgentError {
     /// No call of that id waits for a decision.
     #[error("no call {0} waits for a decision")]
     NotPending(String),
+    /// The call is decided already: a decision is not changed.
+    #[error("call {id} is decided already ({decision}): a decision is not changed")]
+    Decided {
+        /// The call's id.
+        id: String,
+        /// The decision it has.
+        decision: crate::approval::Decision,
+    },
     /// Edited arguments the tool's schema refuses: the decision is not recorded.
     #[error("the arguments for call {id} are refused: {refused}")]
     Edit {

@@ -637,12 +637,19 @@ impl<'t> AgentLoop<'t> {
                             call.name
                         )));
                     }
-                    approval::Approve::Ask => pending.push(approval::PendingCall {
-                        index,
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                        args: call.args.clone(),
-                    }),
+                    approval::Approve::Ask => {
+                        let definition = self.tools().get(&call.name).map(|tool| tool.definition());
+                        pending.push(approval::PendingCall {
+                            index,
+                            id: call.id.clone(),
+                            name: call.name.clone(),
+                            args: call.args.clone(),
+                            why: definition
+                                .map(|definition| self.approval.why(definition))
+                                .unwrap_or_default(),
+                            schema: definition.map(|definition| definition.input_schema().clone()),
+                        });
+                    }
                 }
             }
             if !pending.is_empty() {

@@ -147,20 +147,25 @@ pub(crate) enum Command {
     /// (a missing key), 3 when the session could not be opened or written.
     #[cfg(feature = "agent")]
     Agent(AgentArgs),
-    /// Decide on the calls a paused agent run waits for (all of them when none is named):
-    /// approve them, approve one with edited arguments, or deny them with a reason the model
-    /// reads. `agent --session` then resumes the run.
+    /// Decide on the calls a paused agent run waits for: with no call named (and no `--all`),
+    /// list them (each with its tool, its arguments and why it asks) and decide nothing. Named
+    /// calls (or `--all` of the undecided ones) are approved, one with edited arguments, or
+    /// denied with a reason the model reads; a call is decided once. `agent --session` then
+    /// resumes the run.
     #[cfg(feature = "agent")]
     Approve {
         /// The session: its file, or its id on a database store.
         session: PathBuf,
         /// The calls' ids, as the pause printed them.
         calls: Vec<String>,
+        /// Decide every call not decided yet.
+        #[arg(long, conflicts_with = "calls")]
+        all: bool,
         /// Deny them, with this reason.
         #[arg(long, value_name = "REASON", conflicts_with = "args")]
         deny: Option<String>,
         /// Approve the one call named with these arguments instead (a JSON object), checked
-        /// against the tool's schema when the run resumes.
+        /// against the tool's schema at once.
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
     },

@@ -1307,7 +1307,32 @@ fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
     assert_eq!(events_of(&session, "todo/write").len(), 1);
     assert_eq!(counter(), None);
 
-    // From other processes: an edit the tool's schema refuses, and an approval.
+    let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
+    let stdout = |output: &Output| String::from_utf8_lossy(&output.stdout).into_owned();
+    // Seen before deciding: each waiting call, its arguments and why it asks; nothing decided.
+    let listed = toolhost(&["approve", session_arg]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    let text = stdout(&listed);
+    assert!(text.contains("toolu_approve0: py_count {"), "{text}");
+    assert!(text.contains("toolu_approve1: py_wipe {"), "{text}");
+    assert_eq!(
+        text.matches("  asks because the tool may be destructive\n  undecided\n")
+            .count(),
+        2,
+        "{text}"
+    );
+    assert!(events_of(&session, "agent/decision").is_empty());
+    // A decision names its calls (or --all).
+    let unnamed = toolhost(&["approve", session_arg, "--deny", "no"]);
+    assert_eq!(unnamed.status.code(), Some(2));
+    assert!(
+        stderr(&unnamed).contains("name the calls to decide, or --all for every undecided one"),
+        "{}",
+        stderr(&unnamed)
+    );
+
+    // From other processes: an edit the tool's schema refuses, at once and with the text a call
+    // with it would answer (nothing recorded), and an approval.
     let edited = toolhost(&[
         "approve",
         session_arg,
@@ -1315,14 +1340,34 @@ fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
         "--args",
         r#"{"target": "etc/passwd"}"#,
     ]);
+    assert_eq!(edited.status.code(), Some(2), "{}", stderr(&edited));
     assert!(
-        edited.status.success(),
+        stderr(&edited).contains(
+            "the arguments for call toolu_approve1 are refused: Error: invalid arguments: \
+             target: expected a string matching \"^tmp/\", got \"etc/passwd\""
+        ),
         "{}",
-        String::from_utf8_lossy(&edited.stderr)
+        stderr(&edited)
     );
+    assert!(events_of(&session, "agent/decision").is_empty());
     let approved = toolhost(&["approve", session_arg, "toolu_approve0"]);
     assert!(approved.status.success());
-    // Resumed: the edit is refused and asked again; nothing runs meanwhile.
+    // Decided once: a second decision on it is refused, the first kept.
+    let again = toolhost(&["approve", session_arg, "toolu_approve0", "--deny", "no"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains(
+            "call toolu_approve0 is decided already (approved): a decision is not changed"
+        ),
+        "{}",
+        stderr(&again)
+    );
+    let listed = stdout(&toolhost(&["approve", session_arg]));
+    assert!(
+        listed.contains("  approved\n") && listed.contains("  undecided\n"),
+        "{listed}"
+    );
+    // Resumed: the undecided call is asked again; nothing runs meanwhile.
     let asked = run_on("approve", "anthropic", false, &mcp, &session, &[]);
     assert_eq!(asked.code(), Some(5), "{}", asked.stderr());
     assert!(
@@ -1337,20 +1382,9 @@ fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
         None,
         "an approved call ran before the turn was decided"
     );
-    let refused = events_of(&session, "agent/decision");
-    assert_eq!(
-        refused.last().unwrap()["refused"],
-        "Error: invalid arguments: target: expected a string matching \"^tmp/\", got \
-         \"etc/passwd\""
-    );
-    let denied = toolhost(&[
-        "approve",
-        session_arg,
-        "toolu_approve1",
-        "--deny",
-        "not today",
-    ]);
-    assert!(denied.status.success());
+    // --all decides the undecided ones only.
+    let denied = toolhost(&["approve", session_arg, "--all", "--deny", "not today"]);
+    assert!(denied.status.success(), "{}", stderr(&denied));
 
     // Resumed again: the approved call runs once, the denied one answers its reason.
     let resumed = run_on("approve", "anthropic", false, &mcp, &session, &[]);

@@ -323,7 +323,8 @@ impl Pause<'_> {
         let session = self.path.display();
         crate::note!("{} agent: {error}", self.name);
         crate::note!(
-            "{} agent: decide with `{} approve {session} [CALL_ID…] [--deny REASON]`, then go on with `{} agent --session {session} …`",
+            "{} agent: see them with `{} approve {session}`, decide with `{} approve {session} CALL_ID…|--all [--deny REASON]`, then go on with `{} agent --session {session}`",
+            self.name,
             self.name,
             self.name,
             self.name
@@ -331,11 +332,12 @@ impl Pause<'_> {
     }
 }
 
-/// `toolhost approve`: decides on the calls a paused run waits for.
+/// `toolhost approve`: lists the calls a paused run waits for, or decides on them.
 pub(crate) fn approve(
     name: &str,
     session: &tool_runtime::Session,
     calls: &[String],
+    all: bool,
     deny: Option<String>,
     args: Option<String>,
 ) -> Result<ExitCode, HostError> {
@@ -344,7 +346,33 @@ pub(crate) fn approve(
             "no run of this session waits for a decision".to_owned(),
         ));
     };
-    let chosen: Vec<String> = if calls.is_empty() {
+    if calls.is_empty() && !all {
+        if deny.is_some() || args.is_some() {
+            return Err(HostError::Input(
+                "name the calls to decide, or --all for every undecided one".to_owned(),
+            ));
+        }
+        let mut out = io::stdout().lock();
+        for (call, decision) in &pending {
+            writeln!(
+                out,
+                "{}: {} {}",
+                printable(&call.id),
+                printable(&call.name),
+                printable(&call.args)
+            )?;
+            if !call.why.is_empty() {
+                writeln!(out, "  asks because {}", printable(&call.why))?;
+            }
+            match decision {
+                Some(decision) => writeln!(out, "  {}", printable(&decision.to_string()))?,
+                None => writeln!(out, "  undecided")?,
+            }
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let chosen: Vec<String> = if all {
         pending
             .iter()
             .filter(|(_, decision)| decision.is_none())
@@ -366,10 +394,17 @@ pub(crate) fn approve(
             (None, Some(args)) => Decision::ApproveWith { args: args.clone() },
             (None, None) => Decision::Approve,
         };
-        if !tool_agent::approval::decide(session, id, &decision)? {
-            return Err(HostError::Input(format!(
-                "no call {id} waits for a decision"
-            )));
+        match tool_agent::approval::decide(session, id, &decision) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(HostError::Input(format!(
+                    "no call {id} waits for a decision"
+                )));
+            }
+            Err(error @ (AgentError::Decided { .. } | AgentError::Edit { .. })) => {
+                return Err(HostError::Input(error.to_string()));
+            }
+            Err(error) => return Err(error.into()),
         }
         let said = match &decision {
             Decision::Deny { .. } => "denied",

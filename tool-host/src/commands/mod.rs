@@ -79,6 +79,7 @@ pub(crate) fn run(
         Command::Approve {
             session,
             calls,
+            all,
             deny,
             args,
         } => {
@@ -89,7 +90,7 @@ pub(crate) fn run(
                 &session,
                 tool_runtime::session::OpenMode::Write,
             )?;
-            agent::approve(name, &session, &calls, deny, args)
+            agent::approve(name, &session, &calls, all, deny, args)
         }
         #[cfg(feature = "http")]
         Command::Mcp {
