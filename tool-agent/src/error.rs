@@ -150,6 +150,17 @@ pub enum AgentError {
     /// No call of that id waits for a decision.
     #[error("no call {0} waits for a decision")]
     NotPending(String),
+    /// An approved call waits for a tool this run does not offer: nothing ran.
+    #[error(
+        "the approved call {id} is of the tool {tool}, which this run does not offer: resume \
+         the run with the tools it had (its MCP servers, say)"
+    )]
+    Unoffered {
+        /// The call's id.
+        id: String,
+        /// Its tool.
+        tool: String,
+    },
     /// The call is decided already: a decision is not changed.
     #[error("call {id} is decided already ({decision}): a decision is not changed")]
     Decided {
@@ -183,11 +194,14 @@ pub enum AgentError {
 
 impl AgentError {
     /// Whether the error is in what the loop was asked (a missing key, a base URL that cannot
-    /// be used), found before anything was sent: a usage error.
+    /// be used, a paused call's tool the run does not offer), found before anything was sent:
+    /// a usage error.
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            AgentError::MissingKey { .. } | AgentError::BaseUrl { .. }
+            AgentError::MissingKey { .. }
+                | AgentError::BaseUrl { .. }
+                | AgentError::Unoffered { .. }
         )
     }
 

@@ -336,6 +336,21 @@ impl<'t> AgentLoop<'t> {
             self.paused = Some(paused);
             return Err(AgentError::Paused { calls });
         }
+        // An approved call of a tool this run does not offer (its toolset not attached, say)
+        // is not answered "unknown tool": the run stops as it is, for a run that offers it.
+        if let Some(call) = paused
+            .pending
+            .iter()
+            .find(|call| runs.iter().any(|(index, _)| *index == call.index))
+            .filter(|call| self.tools().get(&call.name).is_none())
+        {
+            let error = AgentError::Unoffered {
+                id: call.id.clone(),
+                tool: call.name.clone(),
+            };
+            self.paused = Some(paused);
+            return Err(error);
+        }
         let deadline = self.deadline.map(Deadline::after);
         let outputs = self.run_calls(deadline.as_ref(), &paused.turn, &runs)?;
         for (index, output) in outputs {

@@ -246,12 +246,15 @@ pub(crate) enum SessionsAction {
 #[derive(Args, Debug)]
 pub(crate) struct AgentArgs {
     /// The provider's API: openai (Chat Completions, and any OpenAI-compatible server),
-    /// openai-responses, anthropic, gemini.
+    /// openai-responses, anthropic, gemini. Needed unless `--session` names a session whose
+    /// run recorded it: a resumed run takes the options its session recorded (all but its
+    /// secrets, which come from the environment again), each one given anew replacing its
+    /// recorded value (any `--mcp…` option, all the recorded servers).
     #[arg(long, value_parser = parse_provider)]
-    pub(crate) provider: Provider,
-    /// The model, as the provider names it.
+    pub(crate) provider: Option<Provider>,
+    /// The model, as the provider names it (needed as `--provider` is).
     #[arg(long)]
-    pub(crate) model: String,
+    pub(crate) model: Option<String>,
     /// The API's base URL. OpenAI's includes `/v1` (`http://localhost:11434/v1` for a local
     /// Ollama); Anthropic's and Gemini's are the host. Default: the provider's own.
     #[arg(long, value_name = "URL")]
@@ -400,6 +403,132 @@ pub(crate) struct AgentArgs {
     #[cfg(feature = "toolsets")]
     #[arg(skip)]
     pub(crate) servers: Vec<crate::toolsets::McpServer>,
+    /// The options given on the command line, as a session records them ([`given_options`]).
+    #[arg(skip)]
+    pub(crate) given: Vec<Given>,
+    /// How these options are read again from a session's record.
+    #[arg(skip)]
+    pub(crate) reparse: Option<Reparse>,
+}
+
+/// An option of `agent` as it was given: its id, its place on the command line, its words.
+#[cfg(feature = "agent")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Given {
+    pub(crate) id: String,
+    pub(crate) at: usize,
+    pub(crate) words: Vec<String>,
+}
+
+/// The options of one run that a session does not record: its prompt and its session.
+#[cfg(feature = "agent")]
+const NOT_RECORDED: &[&str] = &["prompt", "session", "session_dir"];
+
+/// The options of `agent` (the subcommand `command`) given on the command line, in their order,
+/// each as its words (`--name` and its value): all but a run's own ([`NOT_RECORDED`]).
+#[cfg(feature = "agent")]
+pub(crate) fn given_options(command: &clap::Command, matches: &clap::ArgMatches) -> Vec<Given> {
+    let mut given = Vec::new();
+    for arg in command.get_arguments() {
+        let id = arg.get_id().as_str();
+        let Some(long) = arg.get_long() else {
+            continue;
+        };
+        if NOT_RECORDED.contains(&id)
+            || matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine)
+        {
+            continue;
+        }
+        let mut places = matches.indices_of(id).into_iter().flatten();
+        if arg.get_action().takes_values() {
+            let Ok(Some(occurrences)) = matches.try_get_raw_occurrences(id) else {
+                continue;
+            };
+            for values in occurrences {
+                let mut words = vec![format!("--{long}")];
+                let mut at = usize::MAX;
+                for value in values {
+                    at = at.min(places.next().unwrap_or(usize::MAX));
+                    words.push(value.to_string_lossy().into_owned());
+                }
+                given.push(Given {
+                    id: id.to_owned(),
+                    at,
+                    words,
+                });
+            }
+        } else {
+            for at in places {
+                given.push(Given {
+                    id: id.to_owned(),
+                    at,
+                    words: vec![format!("--{long}")],
+                });
+            }
+        }
+    }
+    given.sort_by_key(|option| option.at);
+    given
+}
+
+/// The options `recorded` with those `given` now in their place: each option given replaces its
+/// recorded occurrences, and any `--mcp…` option all the recorded ones (a server is described by
+/// its options together). The words, in order.
+#[cfg(feature = "agent")]
+pub(crate) fn merged(recorded: &[Given], given: &[Given]) -> Vec<String> {
+    let group = |id: &str| if id.starts_with("mcp") { "mcp" } else { id }.to_owned();
+    let replaced: Vec<String> = given.iter().map(|option| group(&option.id)).collect();
+    recorded
+        .iter()
+        .filter(|option| !replaced.contains(&group(&option.id)))
+        .chain(given)
+        .flat_map(|option| option.words.iter().cloned())
+        .collect()
+}
+
+/// Reads `agent`'s options again, from a session's record: the host's command line parser.
+#[cfg(feature = "agent")]
+#[derive(Clone)]
+pub(crate) struct Reparse {
+    pub(crate) command: clap::Command,
+    pub(crate) name: String,
+}
+
+#[cfg(feature = "agent")]
+impl std::fmt::Debug for Reparse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reparse")
+    }
+}
+
+#[cfg(feature = "agent")]
+impl Reparse {
+    /// `agent`'s options from `words` (its options, as [`given_options`] records them).
+    pub(crate) fn parse(&self, words: &[String]) -> Result<AgentArgs, String> {
+        use clap::FromArgMatches as _;
+        let line = [self.name.clone(), "agent".to_owned()]
+            .into_iter()
+            .chain(words.iter().cloned());
+        let matches = self
+            .command
+            .clone()
+            .try_get_matches_from(line)
+            .map_err(|error| error.to_string())?;
+        let Some(("agent", agent)) = matches.subcommand() else {
+            return Err("not an agent command".to_owned());
+        };
+        #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))]
+        let mut args = AgentArgs::from_arg_matches(agent).map_err(|error| error.to_string())?;
+        #[cfg(feature = "toolsets")]
+        {
+            args.servers = mcp_servers(agent)?;
+        }
+        if let Some(command) = self.command.find_subcommand("agent") {
+            args.given = given_options(command, agent);
+        }
+        args.reparse = Some(self.clone());
+        Ok(args)
+    }
 }
 
 /// The options that say how a server's token is had: a server takes one of them.

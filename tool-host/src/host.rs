@@ -213,7 +213,7 @@ impl Host {
         if let Some(about) = self.about {
             command = command.about(about).long_about(None);
         }
-        let matches = match command.try_get_matches_from(args) {
+        let matches = match command.clone().try_get_matches_from(args) {
             Ok(matches) => matches,
             Err(error) => {
                 let _ = error.print();
@@ -228,10 +228,11 @@ impl Host {
                 return ExitCode::from(2);
             }
         };
-        #[cfg(feature = "toolsets")]
+        #[cfg(feature = "agent")]
         if let (Command::Agent(args), Some(("agent", agent))) =
             (&mut cli.command, matches.subcommand())
         {
+            #[cfg(feature = "toolsets")]
             match crate::cli::mcp_servers(agent) {
                 Ok(servers) => args.servers = servers,
                 Err(error) => {
@@ -239,6 +240,13 @@ impl Host {
                     return ExitCode::from(2);
                 }
             }
+            if let Some(subcommand) = command.find_subcommand("agent") {
+                args.given = crate::cli::given_options(subcommand, agent);
+            }
+            args.reparse = Some(crate::cli::Reparse {
+                command: command.clone(),
+                name: name.to_owned(),
+            });
         }
         // Exported from here on, and flushed when it drops, as the command returns.
         #[cfg(feature = "otel")]
@@ -273,9 +281,14 @@ impl Host {
         if mcp_limits.is_some() {
             host.dialects.push(Dialect::Mcp);
         }
+        // (A resumed run whose provider its session names is checked as its loop starts.)
         #[cfg(feature = "agent")]
-        if let Command::Agent(args) = &cli.command {
-            host.dialects.push(args.provider.dialect());
+        if let Command::Agent(crate::cli::AgentArgs {
+            provider: Some(provider),
+            ..
+        }) = &cli.command
+        {
+            host.dialects.push(provider.dialect());
         }
         #[cfg(feature = "agent")]
         let max_parallel = match &cli.command {

@@ -1424,6 +1424,125 @@ fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
 }
 
 #[test]
+fn a_paused_run_resumes_with_nothing_but_its_session_and_records_no_secret() {
+    let log = scratch().join("mcp-resume.log");
+    let _ = std::fs::remove_file(&log);
+    let _ = std::fs::remove_file(log.with_extension("log.count"));
+    let server = mcp_stdio(&log);
+    let session = scratch().join("approve-resume.jsonl");
+    let _ = std::fs::remove_file(&session);
+    let mcp = ["--mcp", &server, "--mcp-prefix", "py_"];
+    let counter = || std::fs::read_to_string(format!("{}.count", log.display())).ok();
+    let toolhost = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(args)
+            .env("ANTHROPIC_API_KEY", test_support::ANTHROPIC_KEY)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
+    let session_arg = session.to_str().unwrap();
+
+    let paused = run_on(
+        "approve_resume",
+        "anthropic",
+        false,
+        &mcp,
+        &session,
+        &["--prompt", "go", "--max-turns", "7"],
+    );
+    assert_eq!(paused.code(), Some(5), "{}", paused.stderr());
+    assert!(
+        paused.stderr().contains(&format!(
+            "then go on with `toolhost agent --session {session_arg}`"
+        )),
+        "{}",
+        paused.stderr()
+    );
+    // The run's options are recorded, in order, but its prompt, its session and its secrets.
+    let config = events_of(&session, "agent/config");
+    assert_eq!(config.len(), 1);
+    let words: Vec<String> = serde_json::from_value(config[0]["args"].clone()).unwrap();
+    let has = |pair: [&str; 2]| words.windows(2).any(|w| w == pair);
+    assert!(has(["--provider", "anthropic"]), "{words:?}");
+    assert!(has(["--model", "test-model"]), "{words:?}");
+    assert!(
+        has(["--mcp", &server]) && has(["--mcp-prefix", "py_"]),
+        "{words:?}"
+    );
+    assert!(has(["--max-turns", "7"]), "{words:?}");
+    assert!(
+        !words
+            .iter()
+            .any(|word| word == "--prompt" || word == "--session"),
+        "{words:?}"
+    );
+    let log_text = std::fs::read_to_string(&session).unwrap();
+    assert!(!log_text.contains(test_support::ANTHROPIC_KEY));
+    let approved = toolhost(&["approve", session_arg, "--all"]);
+    assert!(approved.status.success(), "{}", stderr(&approved));
+
+    // Resumed with other servers, which do not offer the approved calls' tools: it stops
+    // saying so, nothing runs, nothing is recorded.
+    let elsewhere = toolhost(&[
+        "agent",
+        "--session",
+        session_arg,
+        "--mcp",
+        &server,
+        "--mcp-prefix",
+        "other_",
+    ]);
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", stderr(&elsewhere));
+    assert!(
+        stderr(&elsewhere).contains(
+            "the approved call toolu_approve_resume0 is of the tool py_count, which this run \
+             does not offer"
+        ),
+        "{}",
+        stderr(&elsewhere)
+    );
+    assert_eq!(counter(), None);
+    assert_eq!(events_of(&session, "agent/config").len(), 1);
+
+    // Nothing else typed: the recorded options (provider, model, base URL, servers), and the
+    // run goes on where it paused.
+    let resumed = toolhost(&["agent", "--session", session_arg]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(
+        String::from_utf8_lossy(&resumed.stdout).contains("Done."),
+        "{}",
+        String::from_utf8_lossy(&resumed.stdout)
+    );
+    assert_eq!(counter().as_deref(), Some("1"));
+    assert_eq!(
+        events_of(&session, "agent/config").len(),
+        1,
+        "the same options"
+    );
+
+    // A session that recorded no run cannot be resumed without them, and none is left behind.
+    let fresh = scratch().join("resume-nothing.jsonl");
+    let _ = std::fs::remove_file(&fresh);
+    let nothing = toolhost(&[
+        "agent",
+        "--session",
+        fresh.to_str().unwrap(),
+        "--prompt",
+        "go",
+    ]);
+    assert_eq!(nothing.status.code(), Some(2), "{}", stderr(&nothing));
+    assert!(
+        stderr(&nothing)
+            .contains("--provider and --model are needed: this session recorded no run to resume"),
+        "{}",
+        stderr(&nothing)
+    );
+    assert!(!fresh.exists());
+}
+
+#[test]
 fn in_the_chat_each_pending_call_is_answered_beside_it() {
     use std::io::Write as _;
     let log = scratch().join("mcp-approve-inline.log");
@@ -2103,19 +2222,24 @@ fn a_rule_or_a_list_that_names_no_tool_is_refused_naming_the_tools_there_are() {
              todo_write, read_result, py_plan,",
         ),
         (
-            &["--mcp-allow", "count,wype"][..],
-            "has no tool named wype, which its allow or deny list names; its tools are: plan, \
-             add, chart, count, wipe,",
-        ),
-        (
-            &["--mcp-deny", "wype"][..],
-            "has no tool named wype, which its allow or deny list names",
+            &["--mcp-deny", "count,wype"][..],
+            "has no tool named wype, which its deny list names; its tools are: plan, add, chart, \
+             count, wipe,",
         ),
     ] {
         let (code, stderr) = run(extra);
         assert_eq!(code, Some(2), "{extra:?}: {stderr}");
         assert!(stderr.contains(expected), "{extra:?}: {stderr}");
     }
+    // An allow list may name a tool the server adds later: each such name is said.
+    let (_, stderr) = run(&["--mcp-allow", "count,wype"]);
+    assert!(
+        stderr.contains(
+            "the tool `wype` of the MCP server `python-tools` is not offered: the server has no \
+             tool of that name (yet), which its allow list names; its tools are: plan, add,"
+        ),
+        "{stderr}"
+    );
     assert!(arrived(&log).is_empty(), "no call was made");
 }
 

@@ -272,11 +272,11 @@ pub enum ToolsetError {
         /// What went wrong.
         reason: String,
     },
-    /// A server's [allow](McpServer::allow) or [deny](McpServer::deny) list names tools the
-    /// server does not have.
+    /// A server's [deny](McpServer::deny) list names tools the server does not have (an
+    /// [allow](McpServer::allow) list's such names are [skipped](Toolsets::skipped)).
     #[error(
-        "the MCP server {server} has no tool named {}, which its allow or deny list names; its \
-         tools are: {}",
+        "the MCP server {server} has no tool named {}, which its deny list names; its tools are: \
+         {}",
         names.join(", "),
         if tools.is_empty() { "none".to_owned() } else { tools.join(", ") }
     )]
@@ -799,12 +799,12 @@ async fn connect(
             CONNECT_TIMEOUT.as_secs()
         ))
     })??;
-    // An allow or deny list that names a tool the server does not have is a mistake to say.
+    // A deny list that names a tool the server does not have denies nothing: a mistake to say
+    // at once. An allow list may name a tool the server adds later (it says its tools changed):
+    // each such name is said, as a tool not offered.
     let unknown: Vec<String> = spec
-        .allow
+        .deny
         .iter()
-        .flatten()
-        .chain(&spec.deny)
         .filter(|name| !names.contains(name))
         .cloned()
         .collect();
@@ -814,6 +814,25 @@ async fn connect(
             names: unknown,
             tools: names,
         });
+    }
+    let mut skipped = skipped;
+    for name in spec.allow.iter().flatten() {
+        if !names.contains(name) {
+            skipped.push(Skipped {
+                server: label.to_string(),
+                tool: name.clone(),
+                reason: format!(
+                    "the server has no tool of that name (yet), which its allow list names; its \
+                     tools are: {}",
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+                offered: false,
+            });
+        }
     }
     Ok(Connected {
         spec,

@@ -16,20 +16,116 @@ use tool_wire::ModelTurn;
 use crate::HostError;
 use crate::cli::AgentArgs;
 
+/// The kind of the session event that records a run's options (`{"args": [WORD…]}`), all but
+/// its secrets, so that `agent --session` resumes it with nothing else given.
+pub const CONFIG_EVENT: &str = "agent/config";
+
 pub(crate) fn agent(
     host: super::named::Named,
     ctx: &Arc<Ctx>,
     store: &crate::store::Store,
-    #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))] mut args: AgentArgs,
+    args: AgentArgs,
 ) -> Result<ExitCode, HostError> {
     let name = host.name;
-    let mut config = ClientConfig::new(args.provider, args.model).key_from_env();
-    config.base_url = args.base_url;
+    // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
+    let created = matches!(store, crate::store::Store::Files)
+        && args.session.as_ref().is_none_or(|path| !path.exists());
+    // A new session's run is checked before anything is written: its provider, its key.
+    if created || args.session.is_none() {
+        Client::new(client_config(&args).ok_or_else(no_run_to_resume)?)?;
+    }
+    let (session, path) = super::open::open_or_create(
+        name,
+        store,
+        &ctx.sessions,
+        args.session_dir.clone(),
+        args.session.clone(),
+        "agent",
+    )?;
+    let mut kept = 0;
+    let ran = configured(&session, args).and_then(|(args, record)| {
+        crate::note!("{name} agent: session {}", path.display());
+        run_agent(host, ctx, &session, &path, args, record, &mut kept)
+    });
+    super::open::discard_if_unused(store, created, &session, &path, kept)?;
+    ran
+}
+
+/// The provider's client `args` say, when they name the provider and the model.
+fn client_config(args: &AgentArgs) -> Option<ClientConfig> {
+    let mut config = ClientConfig::new(args.provider?, args.model.clone()?).key_from_env();
+    config.base_url = args.base_url.clone();
     config.stream = args.stream;
     config.max_retries = args.max_retries;
     config.request_timeout = Some(args.request_timeout);
     config.idle_timeout = args.idle_timeout;
-    let client = Client::new(config)?;
+    Some(config)
+}
+
+fn no_run_to_resume() -> HostError {
+    HostError::Input(
+        "--provider and --model are needed: this session recorded no run to resume".to_owned(),
+    )
+}
+
+/// The run's options: those given, and for what was not given, those its session recorded
+/// (a resumed run); with their words when the session does not record them yet.
+fn configured(
+    session: &tool_runtime::Session,
+    args: AgentArgs,
+) -> Result<(AgentArgs, Option<Vec<String>>), HostError> {
+    let recorded: Option<Vec<String>> = match session.latest(CONFIG_EVENT) {
+        Some(event) => {
+            let data: serde_json::Value = event
+                .data()
+                .map_err(|error| HostError::Input(format!("event {}: {error}", event.seq)))?;
+            serde_json::from_value(data["args"].clone()).ok()
+        }
+        None => None,
+    };
+    let mut args = match (&recorded, &args.reparse) {
+        (Some(words), Some(reparse)) => {
+            let unreadable = |error: String| {
+                HostError::Input(format!(
+                    "the options this session recorded cannot be read again: {error}"
+                ))
+            };
+            let was = reparse.parse(words).map_err(unreadable)?;
+            let words = crate::cli::merged(&was.given, &args.given);
+            let mut now = reparse.parse(&words).map_err(unreadable)?;
+            now.prompt = args.prompt;
+            now.session = args.session;
+            now.session_dir = args.session_dir;
+            now
+        }
+        _ => args,
+    };
+    if args.provider.is_none() || args.model.is_none() {
+        return Err(no_run_to_resume());
+    }
+    let words: Vec<String> = args
+        .given
+        .iter()
+        .flat_map(|option| option.words.iter().cloned())
+        .collect();
+    args.given.clear();
+    let record = (recorded.as_ref() != Some(&words)).then_some(words);
+    Ok((args, record))
+}
+
+/// The run, its options `record`ed in its session (`kept` counts it) once it can start: its
+/// tools are had and a paused turn's approved calls are among them.
+fn run_agent(
+    host: super::named::Named,
+    ctx: &Arc<Ctx>,
+    session: &tool_runtime::Session,
+    path: &Path,
+    #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))] mut args: AgentArgs,
+    record: Option<Vec<String>>,
+    kept: &mut u64,
+) -> Result<ExitCode, HostError> {
+    let name = host.name;
+    let client = Client::new(client_config(&args).ok_or_else(no_run_to_resume)?)?;
     #[cfg(feature = "toolsets")]
     let mut toolsets = match args.servers.is_empty() {
         true => None,
@@ -87,51 +183,63 @@ pub(crate) fn agent(
             }
         }
     }
-    // A session this run makes, in a file, and nothing is recorded in: no file is left behind.
-    let created = matches!(store, crate::store::Store::Files)
-        && args.session.as_ref().is_none_or(|path| !path.exists());
-    let (session, path) = super::open::open_or_create(
-        name,
-        store,
-        &ctx.sessions,
-        args.session_dir,
-        args.session,
-        "agent",
-    )?;
-    crate::note!("{name} agent: session {}", path.display());
-    let agent = Agent::new(session.id().to_owned(), session);
-    let ran = AgentLoop::new(tools, agent.clone(), client)
-        .map_err(HostError::from)
-        .and_then(|agent_loop| {
-            #[cfg(feature = "toolsets")]
-            let agent_loop = match toolsets.as_mut() {
-                Some(toolsets) => agent_loop.with_tool_updates(|| {
-                    let (tools, errors) = toolsets.update(base)?;
-                    for error in errors {
-                        crate::note!("{name} agent: {error}");
-                    }
-                    tools
-                        .inspect_err(|error| {
-                            crate::note!("{name} agent: the changed tools are not offered: {error}")
-                        })
-                        .ok()
-                }),
-                None => agent_loop,
-            };
-            let mut budget = tool_agent::Budget::default();
-            budget.tokens = args.token_budget;
-            budget.requests = args.max_requests;
-            budget.tool_calls = args.max_tool_calls;
-            let agent_loop = agent_loop
-                .with_budget(budget)
-                .with_max_turns(args.max_turns)
-                .with_context_budget(args.context_budget)
-                .with_max_tokens(args.max_tokens)
-                .with_deadline(args.deadline);
-            let agent_loop = agent_loop.with_approval(approval_policy(&args.approve)?);
-            run(name, &agent, agent_loop, args.prompt, &path)
-        });
-    super::open::discard_if_unused(store, created, agent.session(), &path)?;
+    // A paused turn's approved call of a tool this run does not offer stops it here, before
+    // anything is recorded: the session keeps the options of the run that had it.
+    if let Some(waiting) = tool_agent::approval::pending(session)? {
+        for (call, decision) in waiting {
+            let approved = matches!(
+                decision,
+                Some(Decision::Approve | Decision::ApproveWith { .. })
+            );
+            if approved && tools.get(&call.name).is_none() {
+                return Err(AgentError::Unoffered {
+                    id: call.id,
+                    tool: call.name,
+                }
+                .into());
+            }
+        }
+    }
+    let agent = Agent::new(session.id().to_owned(), session.clone());
+    let agent_loop = AgentLoop::new(tools, agent.clone(), client)?;
+    let ran = (|| {
+        #[cfg(feature = "toolsets")]
+        let agent_loop = match toolsets.as_mut() {
+            Some(toolsets) => agent_loop.with_tool_updates(|| {
+                let (tools, errors) = toolsets.update(base)?;
+                for error in errors {
+                    crate::note!("{name} agent: {error}");
+                }
+                tools
+                    .inspect_err(|error| {
+                        crate::note!("{name} agent: the changed tools are not offered: {error}")
+                    })
+                    .ok()
+            }),
+            None => agent_loop,
+        };
+        let mut budget = tool_agent::Budget::default();
+        budget.tokens = args.token_budget;
+        budget.requests = args.max_requests;
+        budget.tool_calls = args.max_tool_calls;
+        let agent_loop = agent_loop
+            .with_budget(budget)
+            .with_max_turns(args.max_turns)
+            .with_context_budget(args.context_budget)
+            .with_max_tokens(args.max_tokens)
+            .with_deadline(args.deadline);
+        let agent_loop = agent_loop.with_approval(approval_policy(&args.approve)?);
+        run(name, &agent, agent_loop, args.prompt, path)
+    })();
+    // The options of a run that ran, after what it recorded: host's bookkeeping, not a step
+    // of the run (no span of its own in the run's trace).
+    if let Some(words) = record {
+        let data = serde_json::json!({ "args": words });
+        tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
+            session.append(CONFIG_EVENT, &data)
+        })?;
+        *kept = 1;
+    }
     ran
 }
 

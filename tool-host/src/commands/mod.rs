@@ -70,7 +70,7 @@ pub(crate) fn run(
                 .parent()
                 .map(|state| state.join("repl-history"));
             crate::repl::run(name, ctx, &agent, &path, history.as_deref())?;
-            open::discard_if_unused(store, created, agent.session(), &path)?;
+            open::discard_if_unused(store, created, agent.session(), &path, 0)?;
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "agent")]
@@ -169,7 +169,7 @@ pub(crate) fn run(
             runtime.shutdown_timeout(ABANDONED_CALLS_GRACE);
             // A client that closed before `initialize` leaves no header-only session file.
             if matches!(served, Err(crate::mcp::McpError::NotStarted(_))) {
-                open::discard_if_unused(store, created, agent.session(), &path)?;
+                open::discard_if_unused(store, created, agent.session(), &path, 0)?;
             }
             served?;
             Ok(ExitCode::SUCCESS)

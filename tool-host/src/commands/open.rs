@@ -98,8 +98,10 @@ pub(super) fn discard_if_unused(
     created: bool,
     session: &Session,
     path: &Path,
+    kept: u64,
 ) -> Result<(), HostError> {
-    if created && matches!(store, Store::Files) && session.next_seq() == 1 {
+    // `kept`: the events the command itself recorded, which are not a use (a run's options).
+    if created && matches!(store, Store::Files) && session.next_seq() == 1 + kept {
         std::fs::remove_file(path)?;
     }
     Ok(())

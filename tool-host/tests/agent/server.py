@@ -155,7 +155,7 @@ def scenario(name, provider):
                 ("json", turn(calls(("py_plan", LIST_A)), None)),
                 ("json", turn(calls(("todo_write", LIST_A)), None)),
                 ("json", final("Done."))]
-    if name in ("approve", "approve_inline"):
+    if name in ("approve", "approve_inline", "approve_resume"):
         return [("json", turn(calls(("py_count", {"by": 1}), ("py_wipe", {"target": "tmp/a"}),
                                     ("todo_write", LIST_A)), None)),
                 ("json", final("Done."))]
