@@ -351,6 +351,20 @@ impl<'t> AgentLoop<'t> {
             self.paused = Some(paused);
             return Err(error);
         }
+        // The approved calls are this run's calls: its budget of calls holds them too (nothing
+        // runs past it; the turn stays paused for a run with more).
+        if let Some(limit) = self.budget.tool_calls
+            && self.used.tool_calls + runs.len() as u64 > limit
+        {
+            let stopped = format!(
+                "{} ran; the paused turn's {} approved calls were not run",
+                self.used.tool_calls,
+                runs.len()
+            );
+            self.paused = Some(paused);
+            return Err(self.stop("tool calls", "--max-tool-calls", limit, &stopped));
+        }
+        self.used.tool_calls += runs.len() as u64;
         let deadline = self.deadline.map(Deadline::after);
         let outputs = self.run_calls(deadline.as_ref(), &paused.turn, &runs)?;
         for (index, output) in outputs {

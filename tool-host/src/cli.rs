@@ -445,11 +445,12 @@ pub(crate) fn given_options(command: &clap::Command, matches: &clap::ArgMatches)
                 continue;
             };
             for values in occurrences {
-                let mut words = vec![format!("--{long}")];
+                // `--name=value`: a value that starts with `-` reads back as itself.
+                let mut words = Vec::new();
                 let mut at = usize::MAX;
                 for value in values {
                     at = at.min(places.next().unwrap_or(usize::MAX));
-                    words.push(value.to_string_lossy().into_owned());
+                    words.push(format!("--{long}={}", value.to_string_lossy()));
                 }
                 given.push(Given {
                     id: id.to_owned(),
@@ -513,7 +514,11 @@ impl Reparse {
             .command
             .clone()
             .try_get_matches_from(line)
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| {
+                // clap's first line (`error: …`), without its usage and help lines.
+                let text = error.to_string();
+                text.lines().next().unwrap_or_default().to_owned()
+            })?;
         let Some(("agent", agent)) = matches.subcommand() else {
             return Err("not an agent command".to_owned());
         };

@@ -1322,6 +1322,18 @@ fn a_destructive_call_pauses_the_run_and_is_decided_from_another_process() {
         "{text}"
     );
     assert!(events_of(&session, "agent/decision").is_empty());
+    // Every call named is checked first: one that is not pending decides none.
+    let partly = toolhost(&["approve", session_arg, "toolu_approve0", "nope"]);
+    assert_eq!(partly.status.code(), Some(2));
+    assert!(stderr(&partly).contains("no call nope waits for a decision"));
+    assert!(events_of(&session, "agent/decision").is_empty());
+    let blank = toolhost(&["approve", session_arg, "toolu_approve0", "--deny", " "]);
+    assert_eq!(blank.status.code(), Some(2));
+    assert!(stderr(&blank).contains("--deny takes a reason, which the model reads"));
+    let nowhere = scratch().join("no-such-session.jsonl");
+    let absent = toolhost(&["approve", nowhere.to_str().unwrap()]);
+    assert_eq!(absent.status.code(), Some(2));
+    assert!(!nowhere.exists(), "approve makes no session");
     // A decision names its calls (or --all).
     let unnamed = toolhost(&["approve", session_arg, "--deny", "no"]);
     assert_eq!(unnamed.status.code(), Some(2));
@@ -1464,18 +1476,19 @@ fn a_paused_run_resumes_with_nothing_but_its_session_and_records_no_secret() {
     let config = events_of(&session, "agent/config");
     assert_eq!(config.len(), 1);
     let words: Vec<String> = serde_json::from_value(config[0]["args"].clone()).unwrap();
-    let has = |pair: [&str; 2]| words.windows(2).any(|w| w == pair);
-    assert!(has(["--provider", "anthropic"]), "{words:?}");
-    assert!(has(["--model", "test-model"]), "{words:?}");
+    // Each as `--name=value`, so a value that starts with `-` reads back as itself.
+    let has = |word: &str| words.iter().any(|w| w == word);
+    assert!(has("--provider=anthropic"), "{words:?}");
+    assert!(has("--model=test-model"), "{words:?}");
     assert!(
-        has(["--mcp", &server]) && has(["--mcp-prefix", "py_"]),
+        has(&format!("--mcp={server}")) && has("--mcp-prefix=py_"),
         "{words:?}"
     );
-    assert!(has(["--max-turns", "7"]), "{words:?}");
+    assert!(has("--max-turns=7"), "{words:?}");
     assert!(
         !words
             .iter()
-            .any(|word| word == "--prompt" || word == "--session"),
+            .any(|word| word.starts_with("--prompt") || word.starts_with("--session")),
         "{words:?}"
     );
     let log_text = std::fs::read_to_string(&session).unwrap();
@@ -1506,10 +1519,30 @@ fn a_paused_run_resumes_with_nothing_but_its_session_and_records_no_secret() {
     assert_eq!(counter(), None);
     assert_eq!(events_of(&session, "agent/config").len(), 1);
 
-    // Nothing else typed: the recorded options (provider, model, base URL, servers), and the
-    // run goes on where it paused.
+    // A budget of calls holds the approved ones too: none runs past it, the turn stays paused,
+    // and a run that stopped so does not replace the recorded options.
+    let short = toolhost(&["agent", "--session", session_arg, "--max-tool-calls", "1"]);
+    assert_eq!(short.status.code(), Some(4), "{}", stderr(&short));
+    assert!(
+        stderr(&short).contains("the paused turn's 2 approved calls were not run"),
+        "{}",
+        stderr(&short)
+    );
+    assert_eq!(counter(), None);
+    assert_eq!(events_of(&session, "agent/config").len(), 1);
+
+    // Nothing else typed: the recorded options (provider, model, base URL, servers), said, and
+    // the run goes on where it paused.
     let resumed = toolhost(&["agent", "--session", session_arg]);
     assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains(
+            "resuming with the options its session recorded: --provider=anthropic \
+             --model=test-model"
+        ),
+        "{}",
+        stderr(&resumed)
+    );
     assert!(
         String::from_utf8_lossy(&resumed.stdout).contains("Done."),
         "{}",
@@ -2278,6 +2311,10 @@ fn the_ways_to_authorize_with_no_browser_are_checked_as_they_are_given() {
     };
     let given = |option: &str, value: &str| vec![option.to_owned(), value.to_owned()];
     let refused = [
+        (
+            given("--mcp", "http://alice:s3cret@127.0.0.1:9/mcp"),
+            "carries credentials (`user:password@`): give a token in the environment".to_owned(),
+        ),
         (
             given("--mcp-client-secret-env", "reports"),
             "--mcp-client-secret-env takes ID=VALUE, not `reports`".to_owned(),

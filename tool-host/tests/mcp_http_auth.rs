@@ -349,10 +349,11 @@ fn a_tokens_file_others_may_read_is_refused_and_an_unknown_tool_names_only_the_c
     let output = serve(&[]).stdin(Stdio::null()).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("serving"), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "the tokens file {} may be read by others than its owner (mode 644): its tokens \
-             are secrets; make it the owner's alone (chmod 600)",
+            "the tokens file {} is open to others than its owner (mode 644): its tokens are \
+             secrets; make it the owner's alone (chmod 600)",
             tokens.display()
         )),
         "{stderr}"

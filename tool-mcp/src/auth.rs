@@ -418,29 +418,37 @@ fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-/// The tokens of a tokens file: on Unix, one only its owner may read unless `shared`.
-fn read_tokens(file: &Path, shared: bool) -> Result<HashMap<[u8; 32], Principal>, McpError> {
-    let named = || tool_runtime::text::neutralize(&file.display().to_string()).into_owned();
-    let text = std::fs::read_to_string(file)
-        .map_err(|error| McpError::Input(format!("the tokens file {}: {error}", named())))?;
+/// Refuses a tokens file (on Unix) that group or others have any permission on, unless
+/// `shared`, as ssh refuses such a private key.
+pub(crate) fn check_tokens_file(file: &Path, shared: bool) -> Result<(), McpError> {
     #[cfg(unix)]
     if !shared {
         use std::os::unix::fs::PermissionsExt as _;
+        let named = || tool_runtime::text::neutralize(&file.display().to_string()).into_owned();
         let mode = std::fs::metadata(file)
             .map_err(|error| McpError::Input(format!("the tokens file {}: {error}", named())))?
             .permissions()
             .mode();
         if mode & 0o077 != 0 {
             return Err(McpError::Input(format!(
-                "the tokens file {} may be read by others than its owner (mode {:03o}): its \
-                 tokens are secrets; make it the owner's alone (chmod 600)",
+                "the tokens file {} is open to others than its owner (mode {:03o}): its tokens \
+                 are secrets; make it the owner's alone (chmod 600)",
                 named(),
                 mode & 0o777
             )));
         }
     }
     #[cfg(not(unix))]
-    let _ = shared;
+    let _ = (file, shared);
+    Ok(())
+}
+
+/// The tokens of a tokens file ([`check_tokens_file`] first).
+fn read_tokens(file: &Path, shared: bool) -> Result<HashMap<[u8; 32], Principal>, McpError> {
+    let named = || tool_runtime::text::neutralize(&file.display().to_string()).into_owned();
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| McpError::Input(format!("the tokens file {}: {error}", named())))?;
+    check_tokens_file(file, shared)?;
     let mut tokens = HashMap::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default().trim();

@@ -173,6 +173,10 @@ impl HttpOptions {
 
     /// Refuses an address other machines reach when no way of checking callers is set.
     pub fn may_serve(&self, addr: SocketAddr) -> Result<(), McpError> {
+        // A tokens file open to others is refused before anything is served.
+        if let Some(file) = &self.auth.tokens {
+            crate::auth::check_tokens_file(file, self.auth.tokens_readable_by_others)?;
+        }
         if addr.ip().is_loopback() || self.auth.enabled() {
             return Ok(());
         }

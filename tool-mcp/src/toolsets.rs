@@ -133,6 +133,19 @@ impl McpServer {
     pub fn parse(spec: &str) -> Result<Self, ToolsetError> {
         let lower = spec.trim_start().to_ascii_lowercase();
         if lower.starts_with("https://") || lower.starts_with("http://") {
+            // Credentials in the URL would be shown and kept wherever the URL is (a session
+            // records a run's servers): a token comes from the environment or OAuth.
+            let url = reqwest::Url::parse(spec.trim()).map_err(|error| {
+                ToolsetError::Usage(format!("the MCP server `{}`: {error}", spec.trim()))
+            })?;
+            if !url.username().is_empty() || url.password().is_some() {
+                return Err(ToolsetError::Usage(format!(
+                    "the MCP server URL {}://…@{} carries credentials (`user:password@`): give a \
+                     token in the environment (`--mcp-bearer-env`) or authorize with OAuth",
+                    url.scheme(),
+                    url.host_str().unwrap_or_default()
+                )));
+            }
             Ok(McpServer::http(spec.trim()))
         } else {
             McpServer::command(spec)

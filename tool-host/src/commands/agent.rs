@@ -43,7 +43,7 @@ pub(crate) fn agent(
         "agent",
     )?;
     let mut kept = 0;
-    let ran = configured(&session, args).and_then(|(args, record)| {
+    let ran = configured(name, &session, args).and_then(|(args, record)| {
         crate::note!("{name} agent: session {}", path.display());
         run_agent(host, ctx, &session, &path, args, record, &mut kept)
     });
@@ -71,32 +71,70 @@ fn no_run_to_resume() -> HostError {
 /// The run's options: those given, and for what was not given, those its session recorded
 /// (a resumed run); with their words when the session does not record them yet.
 fn configured(
+    name: &str,
     session: &tool_runtime::Session,
     args: AgentArgs,
 ) -> Result<(AgentArgs, Option<Vec<String>>), HostError> {
-    let recorded: Option<Vec<String>> = match session.latest(CONFIG_EVENT) {
+    let given_anew = args.provider.is_some() && args.model.is_some();
+    // What a record that cannot be used comes to: set aside for options given anew (said), else
+    // the command stops saying how to go on.
+    let unusable = |seq: u64, why: String| -> Result<(), HostError> {
+        let said = format!("the options this session recorded (event {seq}) cannot be read: {why}");
+        if given_anew {
+            crate::note!("{name} agent: {said}; the options given are taken instead");
+            Ok(())
+        } else {
+            Err(HostError::Input(format!(
+                "{said}; give the run's options anew (--provider, --model and the rest)"
+            )))
+        }
+    };
+    let recorded: Option<(u64, Vec<String>)> = match session.latest(CONFIG_EVENT) {
         Some(event) => {
-            let data: serde_json::Value = event
-                .data()
-                .map_err(|error| HostError::Input(format!("event {}: {error}", event.seq)))?;
-            serde_json::from_value(data["args"].clone()).ok()
+            let words = event
+                .data::<serde_json::Value>()
+                .map_err(|error| error.to_string())
+                .and_then(|data| {
+                    serde_json::from_value::<Vec<String>>(data["args"].clone())
+                        .map_err(|error| error.to_string())
+                });
+            match words {
+                Ok(words) => Some((event.seq, words)),
+                Err(why) => {
+                    unusable(event.seq, why)?;
+                    None
+                }
+            }
         }
         None => None,
     };
     let mut args = match (&recorded, &args.reparse) {
-        (Some(words), Some(reparse)) => {
-            let unreadable = |error: String| {
-                HostError::Input(format!(
-                    "the options this session recorded cannot be read again: {error}"
-                ))
-            };
-            let was = reparse.parse(words).map_err(unreadable)?;
-            let words = crate::cli::merged(&was.given, &args.given);
-            let mut now = reparse.parse(&words).map_err(unreadable)?;
-            now.prompt = args.prompt;
-            now.session = args.session;
-            now.session_dir = args.session_dir;
-            now
+        (Some((seq, words)), Some(reparse)) => {
+            let merged = reparse.parse(words).and_then(|was| {
+                let words = crate::cli::merged(&was.given, &args.given);
+                reparse.parse(&words).map(|now| (words, now))
+            });
+            match merged {
+                Ok((words, mut now)) => {
+                    // What the record adds is said: a session's options are run as given.
+                    let typed: Vec<String> =
+                        args.given.iter().flat_map(|o| o.words.clone()).collect();
+                    if words != typed {
+                        crate::note!(
+                            "{name} agent: resuming with the options its session recorded: {}",
+                            neutralize(&words.join(" "))
+                        );
+                    }
+                    now.prompt = args.prompt;
+                    now.session = args.session;
+                    now.session_dir = args.session_dir;
+                    now
+                }
+                Err(why) => {
+                    unusable(*seq, why)?;
+                    args
+                }
+            }
         }
         _ => args,
     };
@@ -109,7 +147,7 @@ fn configured(
         .flat_map(|option| option.words.iter().cloned())
         .collect();
     args.given.clear();
-    let record = (recorded.as_ref() != Some(&words)).then_some(words);
+    let record = (recorded.map(|(_, words)| words).as_ref() != Some(&words)).then_some(words);
     Ok((args, record))
 }
 
@@ -231,9 +269,15 @@ fn run_agent(
         let agent_loop = agent_loop.with_approval(approval_policy(&args.approve)?);
         run(name, &agent, agent_loop, args.prompt, path)
     })();
-    // The options of a run that ran, after what it recorded: host's bookkeeping, not a step
-    // of the run (no span of its own in the run's trace).
-    if let Some(words) = record {
+    // The options of a run that ran to its answer or its pause (not of one that failed: a
+    // provider out of reach, a budget spent), after what it recorded: host's bookkeeping, not
+    // a step of the run (no span of its own in the run's trace).
+    let went = match &ran {
+        Ok(_) => true,
+        Err(HostError::Agent(error)) => error.is_paused(),
+        Err(_) => false,
+    };
+    if let Some(words) = record.filter(|_| went) {
         let data = serde_json::json!({ "args": words });
         tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
             session.append(CONFIG_EVENT, &data)
@@ -480,6 +524,14 @@ pub(crate) fn approve(
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
+    if deny
+        .as_deref()
+        .is_some_and(|reason| reason.trim().is_empty())
+    {
+        return Err(HostError::Input(
+            "--deny takes a reason, which the model reads".to_owned(),
+        ));
+    }
     let chosen: Vec<String> = if all {
         pending
             .iter()
@@ -487,12 +539,54 @@ pub(crate) fn approve(
             .map(|(call, _)| call.id.clone())
             .collect()
     } else {
-        calls.to_vec()
+        let mut named: Vec<String> = Vec::new();
+        for id in calls {
+            if !named.contains(id) {
+                named.push(id.clone());
+            }
+        }
+        named
     };
+    if all && chosen.is_empty() {
+        crate::note!("{name} approve: every waiting call is decided already");
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.is_some() && chosen.len() != 1 {
         return Err(HostError::Input(
             "--args edits one call: name it".to_owned(),
         ));
+    }
+    // Every call named is checked before any is decided: all of them are, or none.
+    for id in &chosen {
+        match pending.iter().find(|(call, _)| &call.id == id) {
+            None => {
+                return Err(HostError::Input(format!(
+                    "no call {id} waits for a decision"
+                )));
+            }
+            Some((_, Some(decision))) => {
+                return Err(HostError::Input(
+                    AgentError::Decided {
+                        id: id.clone(),
+                        decision: decision.clone(),
+                    }
+                    .to_string(),
+                ));
+            }
+            Some((call, None)) => {
+                if let Some(edited) = &args
+                    && let Some(refused) = call.refusal(edited)
+                {
+                    return Err(HostError::Input(
+                        AgentError::Edit {
+                            id: id.clone(),
+                            refused,
+                        }
+                        .to_string(),
+                    ));
+                }
+            }
+        }
     }
     for id in &chosen {
         let decision = match (&deny, &args) {

@@ -83,6 +83,13 @@ pub(crate) fn run(
             deny,
             args,
         } => {
+            // A session to decide in is one that exists: none is made here.
+            if matches!(store, Store::Files) && !session.exists() {
+                return Err(HostError::Input(format!(
+                    "no session at {}",
+                    tool_runtime::text::neutralize(&session.display().to_string())
+                )));
+            }
             let session = open::open_session(
                 name,
                 store,
