@@ -223,7 +223,7 @@ pub fn decide(session: &Session, id: &str, decision: &Decision) -> Result<bool, 
     if let Some(earlier) = decisions(session, paused.turn)?.remove(id) {
         return Err(AgentError::Decided {
             id: id.to_owned(),
-            decision: earlier,
+            decision: earlier.to_string(),
         });
     }
     if let Decision::ApproveWith { args } = decision

@@ -166,8 +166,8 @@ pub enum AgentError {
     Decided {
         /// The call's id.
         id: String,
-        /// The decision it has.
-        decision: crate::approval::Decision,
+        /// The decision it has, in words (`approved`, `denied: REASON`).
+        decision: String,
     },
     /// Edited arguments the tool's schema refuses: the decision is not recorded.
     #[error("the arguments for call {id} are refused: {refused}")]

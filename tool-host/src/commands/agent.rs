@@ -568,7 +568,7 @@ pub(crate) fn approve(
                 return Err(HostError::Input(
                     AgentError::Decided {
                         id: id.clone(),
-                        decision: decision.clone(),
+                        decision: decision.to_string(),
                     }
                     .to_string(),
                 ));
