@@ -12,6 +12,7 @@
 //! headers: when the server's challenge asks for a nonce, the nonce is read from its answer to
 //! a `ping` sent with the same proof and token, and the request is sent once more with it.
 
+use crate::lock::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -126,12 +127,6 @@ impl Dpop {
             lock(&self.nonces).insert(origin, nonce.to_owned());
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether an authorization server's metadata takes DPoP proofs signed with `ES256`.

@@ -515,9 +515,7 @@ impl OAuth {
         let token = serde_json::from_value(token)
             .map_err(|error| format!("the authorization server's token: {error}"))?;
         let store = InMemoryCredentialStore::new();
-        let received = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs());
+        let received = now();
         store
             .save(StoredCredentials::new(
                 client_id,
@@ -558,9 +556,7 @@ fn client_assertion(
     key: &jsonwebtoken::EncodingKey,
     algorithm: jsonwebtoken::Algorithm,
 ) -> Result<String, String> {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs());
+    let now = now();
     let claims = serde_json::json!({
         "iss": client_id,
         "sub": client_id,
@@ -571,6 +567,13 @@ fn client_assertion(
     });
     jsonwebtoken::encode(&jsonwebtoken::Header::new(algorithm), &claims, key)
         .map_err(|error| format!("the client assertion could not be signed: {error}"))
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 /// 128 random bits, as hex: a JWT's `jti`.

@@ -10,6 +10,7 @@
 //! another call; any replica that holds the same key continues a round. It lives an hour.
 #![allow(deprecated)] // Sampling is deprecated by SEP-2577 yet served to the clients that use it.
 
+use crate::lock::lock;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -199,10 +200,4 @@ pub(crate) fn input_request(question: &Question) -> Result<InputRequest, AskErro
     };
     serde_json::from_value(wire)
         .map_err(|error| AskError::Failed(format!("the question is not one MCP allows: {error}")))
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

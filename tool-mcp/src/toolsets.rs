@@ -51,6 +51,7 @@
 //!
 //! `toolhost agent --mcp 'CMD ARGS…' --mcp https://… ` runs this for the agent's loop.
 
+use crate::lock::lock;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -466,12 +467,6 @@ impl Drop for Entered {
     fn drop(&mut self) {
         lock(&self.0.askers).retain(|(id, _)| *id != self.1);
     }
-}
-
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl ClientHandler for Listener {
