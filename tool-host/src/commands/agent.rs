@@ -31,9 +31,12 @@ pub(crate) fn agent(
     let created = matches!(store, crate::store::Store::Files)
         && args.session.as_ref().is_none_or(|path| !path.exists());
     // A new session's run is checked before anything is written: its provider, its key.
-    if created || args.session.is_none() {
-        Client::new(client_config(&args).ok_or_else(no_run_to_resume)?)?;
-    }
+    let early = match created || args.session.is_none() {
+        true => Some(Client::new(
+            client_config(&args).ok_or_else(no_run_to_resume)?,
+        )?),
+        false => None,
+    };
     let (session, path) = super::open::open_or_create(
         name,
         store,
@@ -45,7 +48,11 @@ pub(crate) fn agent(
     let mut kept = 0;
     let ran = configured(name, &session, args).and_then(|(args, record)| {
         crate::note!("{name} agent: session {}", path.display());
-        run_agent(host, ctx, &session, &path, args, record, &mut kept)
+        let start = Start {
+            client: early,
+            record,
+        };
+        run_agent(host, ctx, &session, &path, args, start, &mut kept)
     });
     super::open::discard_if_unused(store, created, &session, &path, kept)?;
     ran
@@ -151,19 +158,30 @@ fn configured(
     Ok((args, record))
 }
 
-/// The run, its options `record`ed in its session (`kept` counts it) once it can start: its
-/// tools are had and a paused turn's approved calls are among them.
+/// What a run starts with: its provider's client when it is made already (a new session's),
+/// and its options' words when its session does not record them yet.
+struct Start {
+    client: Option<Client>,
+    record: Option<Vec<String>>,
+}
+
+/// The run (on the `Start`'s client when it is made already), its options `record`ed in its session
+/// (`kept` counts it) once it ran to its answer or its pause.
 fn run_agent(
     host: super::named::Named,
     ctx: &Arc<Ctx>,
     session: &tool_runtime::Session,
     path: &Path,
     #[cfg_attr(not(feature = "toolsets"), allow(unused_mut))] mut args: AgentArgs,
-    record: Option<Vec<String>>,
+    Start { client, record }: Start,
     kept: &mut u64,
 ) -> Result<ExitCode, HostError> {
     let name = host.name;
-    let client = Client::new(client_config(&args).ok_or_else(no_run_to_resume)?)?;
+    // A new session's client is made before it (no record can change its options).
+    let client = match client {
+        Some(client) => client,
+        None => Client::new(client_config(&args).ok_or_else(no_run_to_resume)?)?,
+    };
     #[cfg(feature = "toolsets")]
     let mut toolsets = match args.servers.is_empty() {
         true => None,
