@@ -168,6 +168,23 @@ fn the_host_s_dialects_apply_and_names_are_one_each() {
 }
 
 #[test]
+fn a_synchronous_handler_makes_a_synchronous_tool() {
+    let schema = json!({"type": "object"});
+    let sync = DynamicTool::builder("sync", "Answers.", schema.clone())
+        .handler(|_, _: Value| "done")
+        .unwrap();
+    let raw = DynamicTool::builder("raw", "Answers.", schema.clone())
+        .raw_handler(|_, _: &str| "done")
+        .unwrap();
+    let later = DynamicTool::builder("later", "Answers.", schema)
+        .async_handler(|_, _: Value| async { "done" })
+        .unwrap();
+    assert!(sync.definition().synchronous());
+    assert!(raw.definition().synchronous());
+    assert!(!later.definition().synchronous());
+}
+
+#[test]
 fn raw_and_async_handlers_and_deadlines() {
     let echo = DynamicTool::builder(
         "echo",

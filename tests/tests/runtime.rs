@@ -260,6 +260,30 @@ fn a_tool_says_whether_its_calls_need_an_agent_session() {
     assert!(tool_todo::TodoWrite.definition().requires_agent());
 }
 
+/// Blocks, and says so.
+#[tool(blocking, allow_undocumented)]
+fn wait_a_moment() -> String {
+    std::thread::sleep(std::time::Duration::from_millis(1));
+    "waited".to_owned()
+}
+
+#[test]
+fn a_tool_says_whether_its_call_runs_on_its_callers_thread() {
+    let mut ctx = ctx();
+    ctx.plugin::<Stamp>().unwrap();
+    ctx.plugin::<WaitAMoment>().unwrap();
+    let synchronous = |name: &str| ctx.tools.get(name).unwrap().definition().synchronous();
+    // A plain `fn` runs inside the call; an `async fn` yields, and a `blocking` one runs on a
+    // blocking thread of its own: a host moves only the first off its executor.
+    for name in ["stamp", "count", "explode"] {
+        assert!(synchronous(name), "{name}");
+    }
+    for name in ["echo", "explode_later", "wait_a_moment"] {
+        assert!(!synchronous(name), "{name}");
+    }
+    assert!(tool_todo::TodoWrite.definition().synchronous());
+}
+
 #[test]
 fn unknown_tools_name_the_tools_that_exist() {
     let out = call(&ctx(), "wether", "{}");

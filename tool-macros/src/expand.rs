@@ -277,7 +277,9 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .filter(|param| matches!(param.kind, Kind::Context { .. }))
         .map(|param| &param.ty);
     let detaches_types = context_types.clone();
+    let synchronous = item.sig.asyncness.is_none() && tool.attrs.blocking.is_none();
     let requires_agent = quote!(
+        .with_synchronous(#synchronous)
         .with_agent_required(false #(|| <#context_types as #rt::FromCall<'_>>::REQUIRES_AGENT)*)
         .with_detaching(false #(|| <#detaches_types as #rt::FromCall<'_>>::DETACHES)*)
     );

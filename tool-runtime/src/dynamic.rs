@@ -329,7 +329,8 @@ impl DynamicToolBuilder {
         )
         .with_annotations(self.annotations.clone())
         .with_concurrency(self.concurrency)
-        .with_task_support(self.task_support);
+        .with_task_support(self.task_support)
+        .with_synchronous(!matches!(handler, Handler::Async(_)));
         if let Some(schema) = &self.output_schema {
             definition = definition.with_output_schema(schema.clone());
         }

@@ -82,6 +82,8 @@ pub struct Definition {
     needs_approval: bool,
     /// Whether a call needs an owning agent's session (an `Agent` parameter).
     requires_agent: bool,
+    /// Whether a call runs to its end on its caller's thread.
+    synchronous: bool,
     /// Whether its calls may run as tasks.
     task_support: TaskSupport,
     /// Whether the tool says itself where its call becomes a task (a `Detach` parameter).
@@ -143,6 +145,7 @@ impl Definition {
             concurrency: Concurrency::Parallel,
             needs_approval: false,
             requires_agent: false,
+            synchronous: false,
             task_support: TaskSupport::Never,
             detaches: false,
             asks: Vec::new(),
@@ -232,6 +235,22 @@ impl Definition {
     /// Whether a call needs an owning agent's session ([`Definition::with_agent_required`]).
     pub fn requires_agent(&self) -> bool {
         self.requires_agent
+    }
+
+    /// The same definition of a tool whose call runs to its end on its caller's thread, inside
+    /// `Tool::call` (`#[tool]` says so of a plain `fn` that is not `blocking`; a runtime-defined
+    /// tool, of a synchronous handler): a host whose sessions' writes block (a file made
+    /// durable, a database round trip) may make the whole call on a blocking thread, rather
+    /// than have each write step out of its executor.
+    #[must_use]
+    pub fn with_synchronous(mut self, synchronous: bool) -> Self {
+        self.synchronous = synchronous;
+        self
+    }
+
+    /// Whether a call runs to its end on its caller's thread ([`Definition::with_synchronous`]).
+    pub fn synchronous(&self) -> bool {
+        self.synchronous
     }
 
     /// The same definition of a tool whose calls may run as tasks, as `support` says

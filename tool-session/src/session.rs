@@ -206,6 +206,12 @@ impl Session {
         self.lock().latest.get(kind).cloned()
     }
 
+    /// Whether its log's reads and writes block their thread ([`Log::blocks`]): a file made
+    /// durable, a database's round trip; not a log in memory.
+    pub fn blocks(&self) -> bool {
+        self.shared.log_blocks
+    }
+
     /// The seq the next event will get.
     pub fn next_seq(&self) -> u64 {
         self.shared.next_seq.load(Ordering::Acquire)
