@@ -156,7 +156,7 @@ pub(crate) async fn front(
         }
     };
     match transport::parse_line(&bytes) {
-        Incoming::Call(mut message, args) => {
+        Incoming::Call(mut message, args, text) => {
             if let (Some(auth), Some(principal)) =
                 (&front.auth, parts.extensions.get::<Principal>())
                 && let Some(refused) = lacks_scopes(&front.ctx, auth, principal, &message)
@@ -166,25 +166,34 @@ pub(crate) async fn front(
             // A call of a tool whose arguments the client mirrors in headers carries its
             // arguments on, parsed, for rmcp to check the headers against; the tool still gets
             // the text the client sent.
+            // Other calls go on as the text read, their arguments left out.
+            let mut body = Some(text);
             if let ClientJsonRpcMessage::Request(request) = &mut message
                 && let ClientRequest::CallToolRequest(call) = &mut request.request
                 && front.mirrored.contains(call.params.name.as_ref())
                 && let Ok(serde_json::Value::Object(arguments)) = serde_json::from_str(&args)
             {
                 call.params.arguments = Some(arguments);
+                body = None;
             }
             let meta = call_meta(&message);
             let key = session_named(&parts.headers, meta).unwrap_or_default();
             let ticket = Arc::new(front.arrivals(key).ticket());
             parts.extensions.insert(RawCall { args, ticket });
-            match serde_json::to_vec(&message) {
-                Ok(body) => next.run(Request::from_parts(parts, Body::from(body))).await,
-                Err(error) => jsonrpc_error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    -32603,
-                    &error.to_string(),
-                ),
-            }
+            let body = match body {
+                Some(text) => text.into_bytes(),
+                None => match serde_json::to_vec(&message) {
+                    Ok(body) => body,
+                    Err(error) => {
+                        return jsonrpc_error(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            -32603,
+                            &error.to_string(),
+                        );
+                    }
+                },
+            };
+            next.run(Request::from_parts(parts, Body::from(body))).await
         }
         Incoming::Answer(message) => match serde_json::to_string(&message) {
             Ok(text) => json_response(StatusCode::BAD_REQUEST, text),

@@ -624,7 +624,7 @@ impl McpServer {
             let asked = tokio::select! {
                 asked = crate::approval::ask(&*asker, &request.name, &args) => asked,
                 () = asked_of(rounds.as_deref()) => {
-                    return Ok(self.input_required(rounds.as_deref(), &binding));
+                    return Ok(self.input_required(rounds.as_deref(), binding.bytes()));
                 }
                 () = context.ct.cancelled() => Err(tool_runtime::ToolOutput::error(format!(
                     "{} was cancelled", request.name
@@ -661,7 +661,7 @@ impl McpServer {
             .await?
         {
             Some(result) => Ok(result.into()),
-            None => Ok(self.input_required(rounds.as_deref(), &binding)),
+            None => Ok(self.input_required(rounds.as_deref(), binding.bytes())),
         }
     }
 
@@ -756,8 +756,44 @@ impl McpServer {
             });
         #[cfg(not(feature = "http"))]
         let unknown: Option<tool_runtime::ToolOutput> = None;
+        // A synchronous tool whose session's writes block (todo_write on a file made durable)
+        // is called on a blocking thread, as one step off the executor, rather than have each
+        // write step out of it (`block_in_place` hands the worker's other tasks to a thread of
+        // their own). Nothing can cut a synchronous call short, and it asks nothing.
+        let off_executor = unknown.is_none()
+            && self.ctx.tools.get(&request.name).is_some_and(|tool| {
+                let definition = tool.definition();
+                definition.synchronous() && definition.asks().is_empty()
+            })
+            && exec
+                .agent
+                .as_ref()
+                .is_some_and(|agent| agent.session().blocks());
         let output = if let Some(unknown) = unknown {
             Some(unknown)
+        } else if off_executor {
+            let ctx = Arc::clone(&self.ctx);
+            let name = request.name.to_string();
+            let args = Arc::clone(&args);
+            let called = tokio::task::spawn_blocking(move || {
+                let output = ctx.tools.call(&name, &exec, &args).wait();
+                (output, exec)
+            })
+            .await;
+            match called {
+                Ok((output, returned)) => {
+                    exec = returned;
+                    Some(output)
+                }
+                // The registry answers a tool's panic; this is the runtime shutting down.
+                Err(error) => {
+                    exec = Exec::new();
+                    Some(tool_runtime::ToolOutput::error(format!(
+                        "{} did not run: {error}",
+                        request.name
+                    )))
+                }
+            }
         } else {
             let call = self.ctx.tools.call(&request.name, &exec, &args);
             let mut call = std::pin::pin!(call);
@@ -840,7 +876,7 @@ impl McpServer {
         args: Arc<str>,
         rounds: Option<Arc<crate::rounds::Rounds>>,
         asker: Arc<dyn tool_runtime::Asker>,
-        binding: &[u8],
+        binding: &Binding,
     ) -> Result<CallToolResponse, ErrorData> {
         let id = crate::tasks::Tasks::mint()?;
         let log = crate::tasks::Tasks::log_name(&id, &self.caller_namespace(&context))?;
@@ -897,7 +933,7 @@ impl McpServer {
                 })?;
                 match ended? {
                     Some(result) => Ok(result.into()),
-                    None => Ok(self.input_required(rounds.as_deref(), binding)),
+                    None => Ok(self.input_required(rounds.as_deref(), binding.bytes())),
                 }
             }
             () = detaching.signal.notified() => {
@@ -1063,10 +1099,8 @@ impl McpServer {
         #[cfg_attr(not(feature = "http"), allow(unused_variables))] context: &RequestContext<
             RoleServer,
         >,
-        args: &str,
-    ) -> Vec<u8> {
-        let args = serde_json::from_str::<serde_json::Value>(args)
-            .map_or_else(|_| args.to_owned(), |value| value.to_string());
+        args: &Arc<str>,
+    ) -> Binding {
         #[cfg(feature = "http")]
         let caller = context
             .extensions
@@ -1076,7 +1110,12 @@ impl McpServer {
             .unwrap_or_default();
         #[cfg(not(feature = "http"))]
         let caller = String::new();
-        format!("tools/call\0{}\0{args}\0{caller}", request.name).into_bytes()
+        Binding {
+            tool: request.name.to_string(),
+            args: Arc::clone(args),
+            caller,
+            bytes: std::sync::OnceLock::new(),
+        }
     }
 
     /// The rounds of a stateless call (none in the `initialize` era, where questions are
@@ -1085,7 +1124,7 @@ impl McpServer {
         &self,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-        binding: &[u8],
+        binding: &Binding,
     ) -> Result<Option<Arc<crate::rounds::Rounds>>, crate::rounds::BadState> {
         let stateless = context
             .protocol_version()
@@ -1095,6 +1134,11 @@ impl McpServer {
         }
         let meta = request.meta.as_ref().unwrap_or(&context.meta);
         let capabilities = meta.client_capabilities().unwrap_or_default();
+        // Only a state handed back is checked against the binding.
+        let binding = match request.request_state {
+            Some(_) => binding.bytes(),
+            None => &[],
+        };
         crate::rounds::Rounds::open(
             &self.state_key,
             binding,
@@ -1189,11 +1233,17 @@ impl McpServer {
                         None => id,
                     }
                 };
-                let sessions = Arc::clone(sessions);
-                let opened =
-                    tokio::task::spawn_blocking(move || sessions.agent(&id, owner.as_ref()))
-                        .await
-                        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+                // A session this process keeps open is checked out here; one to open (or on
+                // PostgreSQL, to lease) off the executor.
+                let opened = match sessions.kept(&id, owner.as_ref()) {
+                    Some(checkout) => Ok(checkout),
+                    None => {
+                        let sessions = Arc::clone(sessions);
+                        tokio::task::spawn_blocking(move || sessions.agent(&id, owner.as_ref()))
+                            .await
+                            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
+                    }
+                };
                 let checkout = opened.map_err(|error| {
                     tool_runtime::text::note!("{} mcp: {error}", self.name);
                     ErrorData::internal_error(
@@ -1210,6 +1260,26 @@ impl McpServer {
                 Ok((Some(checkout.agent().clone()), Some(checkout), minted))
             }
         }
+    }
+}
+
+/// What a stateless call's round state is bound to: the tool, its arguments (as their JSON
+/// value writes them, so that spacing does not matter) and the caller; written out the first
+/// time a state is opened or sealed, which most calls never need.
+struct Binding {
+    tool: String,
+    args: Arc<str>,
+    caller: String,
+    bytes: std::sync::OnceLock<Vec<u8>>,
+}
+
+impl Binding {
+    fn bytes(&self) -> &[u8] {
+        self.bytes.get_or_init(|| {
+            let args = serde_json::from_str::<serde_json::Value>(&self.args)
+                .map_or_else(|_| self.args.to_string(), |value| value.to_string());
+            format!("tools/call\0{}\0{args}\0{}", self.tool, self.caller).into_bytes()
+        })
     }
 }
 

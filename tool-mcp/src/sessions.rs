@@ -213,6 +213,24 @@ impl HttpSessions {
         }
     }
 
+    /// Session `id` checked out without blocking, when that needs nothing of the store: a
+    /// session file this process keeps open, whose owner (if `owner` is given) is recorded
+    /// already. `None` sends the caller to [`HttpSessions::agent`], which blocks.
+    pub(crate) fn kept(&self, id: &str, owner: Option<&Owner>) -> Option<Checkout> {
+        match &self.store {
+            Backing::Files { open, .. } => {
+                let agent = lock(open).get(id)?;
+                if owner.is_some() && agent.session().latest(OWNER_EVENT).is_none() {
+                    return None;
+                }
+                Some(Checkout::of(agent))
+            }
+            // A kept PostgreSQL session's lease is taken again: a round trip.
+            #[cfg(feature = "postgres")]
+            Backing::Postgres { .. } => None,
+        }
+    }
+
     /// Records `owner` in a session that has none yet.
     fn record_owner(checkout: &Checkout, owner: Option<&Owner>) -> Result<(), McpError> {
         let session = checkout.agent().session();

@@ -236,7 +236,7 @@ where
     /// ends the id a cancellation names.
     fn check_in_flight(&mut self, incoming: Incoming) -> Incoming {
         let message = match &incoming {
-            Incoming::Message(message) | Incoming::Call(message, _) => message,
+            Incoming::Message(message) | Incoming::Call(message, ..) => message,
             _ => return incoming,
         };
         match message {
@@ -360,7 +360,7 @@ where
             match incoming {
                 Incoming::Message(message) => return Some(message),
                 Incoming::RawAnswer(line) => self.answer_raw(line),
-                Incoming::Call(mut message, args) => {
+                Incoming::Call(mut message, args, _) => {
                     if let ClientJsonRpcMessage::Request(JsonRpcRequest {
                         request: ClientRequest::CallToolRequest(call),
                         ..
@@ -441,8 +441,9 @@ fn keep_prefix(prefix: &mut Vec<u8>, bytes: &[u8]) {
 pub(crate) enum Incoming {
     /// A message for rmcp.
     Message(ClientJsonRpcMessage),
-    /// A `tools/call` for rmcp, and its raw arguments.
-    Call(ClientJsonRpcMessage, Arc<str>),
+    /// A `tools/call` for rmcp, its raw arguments, and the message's text without them (what
+    /// rmcp reads).
+    Call(ClientJsonRpcMessage, Arc<str>, String),
     /// The transport's own answer to a line it could not pass on.
     Answer(ServerJsonRpcMessage),
     /// A line with nothing to answer, and why it was not passed on.
@@ -561,10 +562,6 @@ fn tools_call(members: &Members<'_>, id: RequestId) -> Incoming {
     }
     push_member(&mut rebuilt_params, "arguments", "{}");
     rebuilt_params.push('}');
-    // rmcp takes a `tools/call` whose params do not fit for a request of its own kind.
-    if let Err(error) = serde_json::from_str::<CallToolRequestParams>(&rebuilt_params) {
-        return invalid(Some(id), 0, &format!("params: {error}"));
-    }
     let mut message = String::from("{");
     for (key, value) in &members.0 {
         let value = if key == "params" {
@@ -576,8 +573,20 @@ fn tools_call(members: &Members<'_>, id: RequestId) -> Incoming {
     }
     message.push('}');
     match serde_json::from_str::<ClientJsonRpcMessage>(&message) {
-        Ok(message) => Incoming::Call(message, args),
-        Err(error) => invalid(Some(id), 0, &error.to_string()),
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CallToolRequest(_)) =>
+        {
+            Incoming::Call(ClientJsonRpcMessage::Request(request), args, message)
+        }
+        // rmcp takes a `tools/call` whose params do not fit for a request of its own kind:
+        // refused, saying what does not fit.
+        parsed => match serde_json::from_str::<CallToolRequestParams>(&rebuilt_params) {
+            Err(error) => invalid(Some(id), 0, &format!("params: {error}")),
+            Ok(_) => match parsed {
+                Ok(parsed) => Incoming::Call(parsed, args, message),
+                Err(error) => invalid(Some(id), 0, &error.to_string()),
+            },
+        },
     }
 }
 
@@ -833,7 +842,7 @@ mod tests {
 
     fn raw_args(incoming: Incoming) -> String {
         match incoming {
-            Incoming::Call(_, args) => args.to_string(),
+            Incoming::Call(_, args, _) => args.to_string(),
             other => panic!("{other:?}"),
         }
     }
@@ -877,6 +886,7 @@ mod tests {
                     ..
                 }),
                 args,
+                _,
             ) => {
                 assert_eq!(id, RequestId::Number(7));
                 assert_eq!(call.params.name, "todo_write");
