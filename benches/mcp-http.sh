@@ -6,8 +6,14 @@
 # driven by wrk (Debian's) at 1, 10 and 50 connections for 10 s each. Each connection's calls go
 # to sessions of its own. With authorization on too: a static token, and a JWT checked against
 # its issuer's cached keys. Prints calls per second and p50/p99 latency as a Markdown table.
+# Last, the memory toolhost and the floor hold with 10,000 sessions and 1,000 idle connections.
 #
-#   bash benches/mcp-http.sh
+# First, the floor: toolhost against plain rmcp serving the same tool with the same rules and
+# durability (benches/floor, `mcp-floor`), measured in turn, three rounds of 5 s at each count
+# of connections; the medians and toolhost's ratios to the floor's, as a table of their own.
+#
+#   bash benches/mcp-http.sh          # all of it
+#   bash benches/mcp-http.sh floor    # the floor's comparison alone
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,7 +28,7 @@ if [ ! -x target/venv/bin/python ]; then
     python3 -m venv target/venv
     target/venv/bin/python -m pip install --quiet -r tool-host/tests/mcp/requirements.txt
 fi
-cargo build --release --quiet -p tool-host
+cargo build --release --quiet -p tool-host -p mcp-floor
 
 cat > "$work/call.lua" <<'LUA'
 -- A stateless-era tools/call of todo_write; each request names one of this thread's sessions
@@ -67,24 +73,67 @@ wait_port() {
     return 1
 }
 
+load() { # seconds clients port [header]: prints "calls/s p50 p99 errors"
+    local threads=$(($2 < 2 ? 1 : 2))
+    local line
+    line=$(wrk -t"$threads" -c"$2" -d"$1s" \
+        -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+        -H 'Mcp-Name: todo_write' ${4:+-H "$4"} \
+        -s "$work/call.lua" "http://127.0.0.1:$3/mcp" -- $(($2 / threads)) "r$2-$RANDOM$RANDOM" |
+        grep '^RESULT')
+    echo "${line#RESULT }"
+}
+
 run() { # label port [header]
     for clients in 1 10 50; do
-        threads=$((clients < 2 ? 1 : 2))
-        line=$(wrk -t"$threads" -c"$clients" -d10s \
-            -H 'Content-Type: application/json' \
-            -H 'Accept: application/json, text/event-stream' \
-            -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
-            -H 'Mcp-Name: todo_write' ${3:+-H "$3"} \
-            -s "$work/call.lua" "http://127.0.0.1:$2/mcp" -- $((clients / threads)) "r$clients-$RANDOM" | grep '^RESULT')
-        read -r _ rps p50 p99 errors <<< "$line"
+        read -r rps p50 p99 errors <<< "$(load 10 "$clients" "$2" "${3:-}")"
         echo "| $1 | $clients | $rps | $p50 ms | $p99 ms | $errors |"
     done
 }
 
+median() { sort -g | sed -n 2p; } # of three
+
+# The floor: each round measures toolhost and then plain rmcp at each count of connections,
+# both serving all the while (so neither warms up while the other is measured).
+port=$((21000 + RANDOM % 1000))
+mkdir -p "$work/floor-toolhost" "$work/floor-rmcp"
+target/release/toolhost mcp --http "$port" --session-dir "$work/floor-toolhost" \
+    2> "$work/floor-toolhost.log" &
+ours=$!
+target/release/mcp-floor $((port + 1)) "$work/floor-rmcp" 2> "$work/floor-rmcp.log" &
+floor=$!
+wait_port "$port"
+wait_port $((port + 1))
+for round in 1 2 3; do
+    for clients in 1 10 50; do
+        load 5 "$clients" "$port" >> "$work/floor-$clients-toolhost"
+        load 5 "$clients" $((port + 1)) >> "$work/floor-$clients-rmcp"
+    done
+done
+kill "$ours" "$floor"; wait "$ours" || true; wait "$floor" || true
+echo "| clients | toolhost calls/s | rmcp calls/s | ratio | toolhost p99 | rmcp p99 | ratio | errors |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for clients in 1 10 50; do
+    for server in toolhost rmcp; do
+        f="$work/floor-$clients-$server"
+        declare "rps_$server=$(cut -d' ' -f1 "$f" | median)"
+        declare "p99_$server=$(cut -d' ' -f3 "$f" | median)"
+        declare "err_$server=$(awk '{ n += $4 } END { print n }' "$f")"
+    done
+    awk -v c="$clients" -v a="$rps_toolhost" -v b="$rps_rmcp" -v x="$p99_toolhost" \
+        -v y="$p99_rmcp" -v e="$err_toolhost/$err_rmcp" 'BEGIN {
+        printf "| %d | %d | %d | %.2f | %.2f ms | %.2f ms | %.2f | %s |\n", c, a, b, a / b, x, y, x / y, e
+    }'
+done
+echo
+[ "${1:-}" = floor ] && exit 0
+
 echo "| server | clients | calls/s | p50 | p99 | errors |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 
-port=$((21000 + RANDOM % 1000))
+port=$((port + 2))
 target/release/toolhost mcp --http "$port" --session-dir "$work/files" 2> "$work/files.log" &
 server=$!
 wait_port "$port"
@@ -133,4 +182,28 @@ target/venv/bin/python benches/mcp_http_python_server.py "$port" "$work/python" 
 server=$!
 wait_port "$port"
 run "Python SDK, files" "$port"
+kill "$server"; wait "$server" || true
+
+# Memory: 10,000 agent sessions, then 1,000 idle connections (benches/mcp_http_memory.py).
+echo
+echo "| server | RSS at start | 10,000 sessions | + 1,000 idle connections |"
+echo "| --- | ---: | ---: | ---: |"
+memory() { # label port pid
+    read -r _ start sessions connections <<< \
+        "$(target/venv/bin/python benches/mcp_http_memory.py "$2" "$3" 10000 1000)"
+    echo "| $1 | $((start / 1024)) MiB | $((sessions / 1024)) MiB | $((connections / 1024)) MiB |"
+}
+port=$((port + 1))
+mkdir -p "$work/memory-toolhost" "$work/memory-rmcp"
+target/release/toolhost mcp --http "$port" --session-dir "$work/memory-toolhost" \
+    2> "$work/memory-toolhost.log" &
+server=$!
+wait_port "$port"
+memory "toolhost, files" "$port" "$server"
+kill "$server"; wait "$server" || true
+port=$((port + 1))
+target/release/mcp-floor "$port" "$work/memory-rmcp" 2> "$work/memory-rmcp.log" &
+server=$!
+wait_port "$port"
+memory "plain rmcp (floor)" "$port" "$server"
 kill "$server"; wait "$server" || true
