@@ -775,7 +775,10 @@ impl McpServer {
             let ctx = Arc::clone(&self.ctx);
             let name = request.name.to_string();
             let args = Arc::clone(&args);
+            // The call's spans are children of this one's, as on the executor.
+            let span = tracing::Span::current();
             let called = tokio::task::spawn_blocking(move || {
+                let _in_call = span.enter();
                 let output = ctx.tools.call(&name, &exec, &args).wait();
                 (output, exec)
             })

@@ -443,7 +443,12 @@ pub(crate) enum Incoming {
     Message(ClientJsonRpcMessage),
     /// A `tools/call` for rmcp, its raw arguments, and the message's text without them (what
     /// rmcp reads).
-    Call(ClientJsonRpcMessage, Arc<str>, String),
+    Call(
+        ClientJsonRpcMessage,
+        Arc<str>,
+        // Read by the HTTP layer alone.
+        #[cfg_attr(not(feature = "http"), allow(dead_code))] String,
+    ),
     /// The transport's own answer to a line it could not pass on.
     Answer(ServerJsonRpcMessage),
     /// A line with nothing to answer, and why it was not passed on.
