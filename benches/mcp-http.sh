@@ -10,7 +10,8 @@
 #
 # First, the floor: toolhost against plain rmcp serving the same tool with the same rules and
 # durability (benches/floor, `mcp-floor`), measured in turn, three rounds of 5 s at each count
-# of connections; the medians and toolhost's ratios to the floor's, as a table of their own.
+# of connections; the medians and toolhost's ratios to the floor's, as a table of their own (and
+# on PostgreSQL, when TOOLHOST_BENCH_PG names one, against one insert per call).
 #
 #   bash benches/mcp-http.sh          # all of it
 #   bash benches/mcp-http.sh floor    # the floor's comparison alone
@@ -97,37 +98,50 @@ median() { sort -g | sed -n 2p; } # of three
 
 # The floor: each round measures toolhost and then plain rmcp at each count of connections,
 # both serving all the while (so neither warms up while the other is measured).
+compare() { # label, then toolhost's store arguments, then the floor's store (a directory or URL)
+    local label=$1 floor_store=${*: -1}
+    local ours_store=("${@:2:$#-2}")
+    port=$((port + 2))
+    target/release/toolhost mcp --http "$port" "${ours_store[@]}" 2> "$work/floor-toolhost.log" &
+    local ours=$!
+    target/release/mcp-floor $((port + 1)) "$floor_store" 2> "$work/floor-rmcp.log" &
+    local floor=$!
+    wait_port "$port"
+    wait_port $((port + 1))
+    rm -f "$work"/floor-*-toolhost "$work"/floor-*-rmcp
+    for _ in 1 2 3; do
+        for clients in 1 10 50; do
+            load 5 "$clients" "$port" >> "$work/floor-$clients-toolhost"
+            load 5 "$clients" $((port + 1)) >> "$work/floor-$clients-rmcp"
+        done
+    done
+    kill "$ours" "$floor"; wait "$ours" || true; wait "$floor" || true
+    echo "$label"
+    echo
+    echo "| clients | toolhost calls/s | rmcp calls/s | ratio | toolhost p99 | rmcp p99 | ratio | errors |"
+    echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for clients in 1 10 50; do
+        for server in toolhost rmcp; do
+            f="$work/floor-$clients-$server"
+            declare "rps_$server=$(cut -d' ' -f1 "$f" | median)"
+            declare "p99_$server=$(cut -d' ' -f3 "$f" | median)"
+            declare "err_$server=$(awk '{ n += $4 } END { print n }' "$f")"
+        done
+        awk -v c="$clients" -v a="$rps_toolhost" -v b="$rps_rmcp" -v x="$p99_toolhost" \
+            -v y="$p99_rmcp" -v e="$err_toolhost/$err_rmcp" 'BEGIN {
+            printf "| %d | %d | %d | %.2f | %.2f ms | %.2f ms | %.2f | %s |\n", c, a, b, a / b, x, y, x / y, e
+        }'
+    done
+    echo
+}
+
 port=$((21000 + RANDOM % 1000))
 mkdir -p "$work/floor-toolhost" "$work/floor-rmcp"
-target/release/toolhost mcp --http "$port" --session-dir "$work/floor-toolhost" \
-    2> "$work/floor-toolhost.log" &
-ours=$!
-target/release/mcp-floor $((port + 1)) "$work/floor-rmcp" 2> "$work/floor-rmcp.log" &
-floor=$!
-wait_port "$port"
-wait_port $((port + 1))
-for round in 1 2 3; do
-    for clients in 1 10 50; do
-        load 5 "$clients" "$port" >> "$work/floor-$clients-toolhost"
-        load 5 "$clients" $((port + 1)) >> "$work/floor-$clients-rmcp"
-    done
-done
-kill "$ours" "$floor"; wait "$ours" || true; wait "$floor" || true
-echo "| clients | toolhost calls/s | rmcp calls/s | ratio | toolhost p99 | rmcp p99 | ratio | errors |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-for clients in 1 10 50; do
-    for server in toolhost rmcp; do
-        f="$work/floor-$clients-$server"
-        declare "rps_$server=$(cut -d' ' -f1 "$f" | median)"
-        declare "p99_$server=$(cut -d' ' -f3 "$f" | median)"
-        declare "err_$server=$(awk '{ n += $4 } END { print n }' "$f")"
-    done
-    awk -v c="$clients" -v a="$rps_toolhost" -v b="$rps_rmcp" -v x="$p99_toolhost" \
-        -v y="$p99_rmcp" -v e="$err_toolhost/$err_rmcp" 'BEGIN {
-        printf "| %d | %d | %d | %.2f | %.2f ms | %.2f ms | %.2f | %s |\n", c, a, b, a / b, x, y, x / y, e
-    }'
-done
-echo
+compare "Files, against plain rmcp:" --session-dir "$work/floor-toolhost" "$work/floor-rmcp"
+if [ -n "${TOOLHOST_BENCH_PG:-}" ]; then
+    compare "PostgreSQL, against plain rmcp with one insert per call:" \
+        --store "$TOOLHOST_BENCH_PG" "$TOOLHOST_BENCH_PG"
+fi
 [ "${1:-}" = floor ] && exit 0
 
 echo "| server | clients | calls/s | p50 | p99 | errors |"

@@ -2,16 +2,20 @@
 //! service in axum, stateless, JSON answers) serving `todo_write` with the rules toolhost checks
 //! and the durability it gives: each accepted list appended as one JSON line to the file of the
 //! agent session the `Agent-Session` header names, and `fdatasync`ed before the answer. Files
-//! stay open between calls; a session's appends take turns.
+//! stay open between calls; a session's appends take turns. Given a `postgres://` URL instead of
+//! a directory, each accepted list is one `INSERT` (its own transaction, `synchronous_commit`
+//! on, as toolhost commits) through tokio-postgres, on one of 16 connections in turn.
 //!
 //! ```text
 //! mcp-floor PORT SESSION_DIR
+//! mcp-floor PORT postgres://…
 //! ```
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -90,9 +94,68 @@ impl Sessions {
     }
 }
 
+/// The PostgreSQL floor's connections, each with its insert prepared, taken in turn.
+struct Database {
+    clients: Vec<(tokio_postgres::Client, tokio_postgres::Statement)>,
+    next: AtomicUsize,
+}
+
+const CONNECTIONS: usize = 16;
+
+impl Database {
+    async fn connect(url: &str) -> Result<Database, tokio_postgres::Error> {
+        let mut clients = Vec::with_capacity(CONNECTIONS);
+        for n in 0..CONNECTIONS {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
+            tokio::spawn(connection);
+            if n == 0 {
+                client
+                    .batch_execute(
+                        "CREATE TABLE IF NOT EXISTS floor_events (
+                            session_id text NOT NULL,
+                            seq bigserial,
+                            kind text NOT NULL,
+                            data text NOT NULL,
+                            time_ns bigint NOT NULL,
+                            PRIMARY KEY (session_id, seq))",
+                    )
+                    .await?;
+            }
+            let insert = client
+                .prepare(
+                    "INSERT INTO floor_events (session_id, kind, data, time_ns) \
+                     VALUES ($1, 'todo/write', $2, $3)",
+                )
+                .await?;
+            clients.push((client, insert));
+        }
+        Ok(Database {
+            clients,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    async fn insert(&self, session: &str, data: &str, time_ns: i64) -> Result<(), String> {
+        let (client, insert) =
+            &self.clients[self.next.fetch_add(1, Ordering::Relaxed) % self.clients.len()];
+        client
+            .execute(insert, &[&session, &data, &time_ns])
+            .await
+            .map(drop)
+            .map_err(|error| error.to_string())
+    }
+}
+
+/// Where accepted lists go.
+#[derive(Clone)]
+enum Store {
+    Files(Sessions),
+    Postgres(Arc<Database>),
+}
+
 #[derive(Clone)]
 struct Floor {
-    sessions: Sessions,
+    store: Store,
     #[expect(dead_code, reason = "read by the code `#[tool_handler]` writes")]
     tool_router: ToolRouter<Self>,
 }
@@ -157,27 +220,36 @@ impl Floor {
         if !valid_session(name) {
             return "Error: invalid Agent-Session".into();
         }
-        let time = SystemTime::now()
+        let since = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_millis());
-        let mut line = serde_json::to_vec(&Line {
-            time,
+            .unwrap_or_default();
+        let line = Line {
+            time: since.as_millis(),
             kind: "todo/write",
             data: Data { todos: &args.todos },
-        })
-        .expect("a list serializes");
-        line.push(b'\n');
-        let file = match self.sessions.file(name) {
-            Ok(file) => file,
-            Err(error) => return format!("Error: could not record the todo list: {error}"),
         };
-        let written = tokio::task::spawn_blocking(move || {
-            let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            file.write_all(&line)?;
-            file.sync_data()
-        })
-        .await
-        .expect("the append ran");
+        let written = match &self.store {
+            Store::Files(sessions) => {
+                let mut line = serde_json::to_vec(&line).expect("a list serializes");
+                line.push(b'\n');
+                match sessions.file(name) {
+                    Ok(file) => tokio::task::spawn_blocking(move || {
+                        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                        file.write_all(&line)?;
+                        file.sync_data()
+                    })
+                    .await
+                    .expect("the append ran")
+                    .map_err(|error| error.to_string()),
+                    Err(error) => Err(error.to_string()),
+                }
+            }
+            Store::Postgres(database) => {
+                let data = serde_json::to_string(&line.data).expect("a list serializes");
+                let time_ns = i64::try_from(since.as_nanos()).unwrap_or(i64::MAX);
+                database.insert(name, &data, time_ns).await
+            }
+        };
         if let Err(error) = written {
             return format!("Error: could not record the todo list: {error}");
         }
@@ -198,18 +270,25 @@ impl ServerHandler for Floor {
 #[tokio::main(worker_threads = 2)]
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
-    let (Some(port), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: mcp-floor PORT SESSION_DIR");
+    let (Some(port), Some(place)) = (args.next(), args.next()) else {
+        eprintln!("usage: mcp-floor PORT SESSION_DIR|postgres://…");
         std::process::exit(2);
     };
-    let sessions = Sessions {
-        dir: PathBuf::from(dir),
-        open: Arc::default(),
+    let store = if place.starts_with("postgres://") || place.starts_with("postgresql://") {
+        let database = Database::connect(&place)
+            .await
+            .map_err(|error| std::io::Error::other(error.to_string()))?;
+        Store::Postgres(Arc::new(database))
+    } else {
+        Store::Files(Sessions {
+            dir: PathBuf::from(place),
+            open: Arc::default(),
+        })
     };
     let service = StreamableHttpService::new(
         move || {
             Ok(Floor {
-                sessions: sessions.clone(),
+                store: store.clone(),
                 tool_router: Floor::tool_router(),
             })
         },
