@@ -165,24 +165,22 @@ pub(crate) async fn front(
             }
             // A call of a tool whose arguments the client mirrors in headers carries its
             // arguments on, parsed, for rmcp to check the headers against; the tool still gets
-            // the text the client sent.
-            // Other calls go on as the text read, their arguments left out.
-            let mut body = Some(text);
+            // the text the client sent. Other calls go on as the text read, arguments left out.
+            let mut mirrored = false;
             if let ClientJsonRpcMessage::Request(request) = &mut message
                 && let ClientRequest::CallToolRequest(call) = &mut request.request
                 && front.mirrored.contains(call.params.name.as_ref())
                 && let Ok(serde_json::Value::Object(arguments)) = serde_json::from_str(&args)
             {
                 call.params.arguments = Some(arguments);
-                body = None;
+                mirrored = true;
             }
             let meta = call_meta(&message);
             let key = session_named(&parts.headers, meta).unwrap_or_default();
             let ticket = Arc::new(front.arrivals(key).ticket());
             parts.extensions.insert(RawCall { args, ticket });
-            let body = match body {
-                Some(text) => text.into_bytes(),
-                None => match serde_json::to_vec(&message) {
+            let body = if mirrored {
+                match serde_json::to_vec(&message) {
                     Ok(body) => body,
                     Err(error) => {
                         return jsonrpc_error(
@@ -191,7 +189,9 @@ pub(crate) async fn front(
                             &error.to_string(),
                         );
                     }
-                },
+                }
+            } else {
+                text.into_bytes()
             };
             next.run(Request::from_parts(parts, Body::from(body))).await
         }
