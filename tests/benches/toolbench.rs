@@ -309,13 +309,24 @@ fn main() {
             .definition()
             .input_schema()
             .clone();
-        let dynamic = DynamicTool::builder("ten_at_run_time", "Ten constrained arguments.", schema)
-            .handler(|_, args: serde_json::Value| {
-                black_box(&args);
+        let dynamic = DynamicTool::builder(
+            "ten_at_run_time",
+            "Ten constrained arguments.",
+            schema.clone(),
+        )
+        .handler(|_, args: serde_json::Value| {
+            black_box(&args);
+            "ok"
+        })
+        .unwrap();
+        ctx.tool(dynamic).unwrap();
+        let text = DynamicTool::builder("ten_as_text", "Ten constrained arguments.", schema)
+            .raw_handler(|_, args: &str| {
+                black_box(args);
                 "ok"
             })
             .unwrap();
-        ctx.tool(dynamic).unwrap();
+        ctx.tool(text).unwrap();
         let args = constrained::args();
         let exec = Exec::new();
         let call = |tool: &str| {
@@ -327,6 +338,12 @@ fn main() {
         report(
             "runtime-defined tool vs the macro tool",
             runtime_defined,
+            macro_tool,
+        );
+        let as_text = measure(|| call("ten_as_text"));
+        report(
+            "runtime-defined tool of the text vs the macro tool",
+            as_text,
             macro_tool,
         );
         let value_parse = measure(|| {

@@ -51,12 +51,29 @@ fn bad_arguments_get_the_texts_a_macro_tool_gives() {
         format!(r#"{{"todos": {deep}}}"#),
         "x".repeat(2 << 20),
     ];
+    // A handler of the text gets it checked as it is read, and the same refusals.
+    let definition = TodoWrite.definition();
+    let text_tool = DynamicTool::builder(
+        "todo_write",
+        definition.description(),
+        definition.input_schema().clone(),
+    )
+    .raw_handler(|_, args: &str| format!("read {args}"))
+    .unwrap();
+    let mut text_ctx = Ctx::new();
+    text_ctx.tool(text_tool).unwrap();
     for args in &cases {
         let expected = macro_ctx.tools.call("todo_write", &exec, args).wait();
         let got = dynamic_ctx.tools.call("todo_write", &exec, args).wait();
         assert!(expected.is_error, "{args:.80}");
         assert_eq!(got, expected, "{args:.80}");
+        let got = text_ctx.tools.call("todo_write", &exec, args).wait();
+        assert_eq!(got, expected, "{args:.80}");
     }
+    let args = r#"{"todos": [{"content": "a", "status": "pending"}, {"status": "completed",
+        "content": "b\u0063"}]}"#;
+    let out = text_ctx.tools.call("todo_write", &exec, args).wait();
+    assert_eq!(out.text, format!("read {args}"));
     // Good arguments reach the handler, parsed.
     let out = dynamic_ctx
         .tools
@@ -386,12 +403,24 @@ fn an_unchecked_tool_shows_its_schema_as_written_and_checks_only_for_an_object()
         json!({"type": "object", "properties": {"kind": {"type": "string"}}})
     );
     let shared = std::sync::Arc::new(tool);
+    // A handler of the text is held to the same: an object, each member named once.
+    let text = DynamicTool::builder("cond_text", "Conditional.", schema)
+        .unchecked()
+        .raw_handler(|_, args: &str| args.to_owned())
+        .unwrap();
     let mut ctx = Ctx::new();
     ctx.tool(std::sync::Arc::clone(&shared)).unwrap();
+    ctx.tool(text).unwrap();
     let call = |args: &str| ctx.tools.call("cond", &Exec::new(), args).wait().text;
     assert_eq!(call(r#"{"kind": 7}"#), r#"{"kind":7}"#);
     assert_eq!(
         call("[1]"),
         "Error: invalid arguments: expected an object, got an array"
     );
+    let text_call = |args: &str| ctx.tools.call("cond_text", &Exec::new(), args).wait().text;
+    assert_eq!(text_call(r#"{"kind": 7}"#), r#"{"kind": 7}"#);
+    for args in ["[1]", r#"{"a": {"b": 1, "b": 2}}"#, "{", "7"] {
+        assert!(call(args).starts_with("Error: "), "{args}");
+        assert_eq!(text_call(args), call(args), "{args}");
+    }
 }

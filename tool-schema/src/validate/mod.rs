@@ -18,6 +18,7 @@ mod plan;
 #[cfg(test)]
 mod rng;
 mod scan;
+mod strict;
 
 pub use alongside::{Reader, Watch, failure_path_with, reader};
 pub use check::{Violation, coerce_integers, first_violation, first_violation_in_part};
@@ -26,3 +27,4 @@ pub use node::Node;
 pub(crate) use pattern::check_patterns;
 pub use plan::Plan;
 pub(crate) use plan::{close_and_plan, implied_range};
+pub use strict::StrictValue;

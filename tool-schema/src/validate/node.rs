@@ -79,6 +79,9 @@ impl Node {
                 .collect(),
             ..Node::default()
         };
+        // Named twice, a required member is still one (the stream counts those it meets).
+        let mut seen = std::collections::HashSet::new();
+        node.required.retain(|name| seen.insert(name.clone()));
         let whole: Map<String, Value> = schema
             .iter()
             .filter(|(key, _)| CHECKED_WHOLE.contains(&key.as_str()))
@@ -158,7 +161,12 @@ impl Node {
     /// declared name after the last one found (members mostly come in the declared order); it
     /// moves past this one.
     pub(crate) fn member(&self, key: &str, expected: &mut usize) -> (bool, Option<&Node>) {
-        match position_expecting(&self.names, key, *expected) {
+        self.member_at(position_expecting(&self.names, key, *expected), expected)
+    }
+
+    /// [`Node::member`] of the member at `place` among the declared names (`None`: undeclared).
+    fn member_at(&self, place: Option<usize>, expected: &mut usize) -> (bool, Option<&Node>) {
+        match place {
             Some(index) => {
                 *expected = index + 1;
                 let property = self.property_of[index].map(|index| &self.properties[index].1);
@@ -368,16 +376,106 @@ pub(crate) fn number(text: &str) -> Option<serde_json::Number> {
     })
 }
 
-/// A plan's node, checking the value the JSON stream holds at its place.
-pub(crate) struct Stream<'a>(&'a Node);
+/// A plan's node, checking the value the JSON stream holds at its place: what a plan's typed
+/// parse leaves (a pruned plan's checks), or, `whole`, everything the node says, as
+/// [`Node::is_violated`] answers of the value the text holds, and a member named twice an error
+/// (as [`StrictValue`](super::StrictValue) reads it).
+pub(crate) struct Stream<'a> {
+    node: &'a Node,
+    whole: bool,
+}
+
+/// A place a node says nothing of, read whole only so a member named twice in it is seen.
+static ANYTHING: Node = Node {
+    own: None,
+    number: Vec::new(),
+    multiple_of: None,
+    min_length: None,
+    max_length: None,
+    items_count: (None, None),
+    members_count: (None, None),
+    pattern: None,
+    format: None,
+    names: Vec::new(),
+    closed: false,
+    properties: Vec::new(),
+    property_of: Vec::new(),
+    items: None,
+    prefix_items: Vec::new(),
+    additional: None,
+    never: false,
+    types: None,
+    options: None,
+    constant: None,
+    required: Vec::new(),
+};
+
+/// A JSON value's kind, as `type` names it; a number with no integer value is a `Fraction`.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Null,
+    Boolean,
+    Integer,
+    Fraction,
+    String,
+    Array,
+    Object,
+}
 
 impl Stream<'_> {
     /// Whether `args` breaks `root`'s checks, read with serde_json; `Err` when it is not JSON.
     pub(crate) fn violated_in(root: &Node, args: &str) -> Result<bool, serde_json::Error> {
+        Stream::read(root, args, false)
+    }
+
+    /// Whether the value `args` holds breaks what `root` says, read with serde_json, as
+    /// [`Node::is_violated`] answers of it; `Err` when it is not JSON or names a member twice.
+    pub(crate) fn whole_violated_in(root: &Node, args: &str) -> Result<bool, serde_json::Error> {
+        Stream::read(root, args, true)
+    }
+
+    fn read(node: &Node, args: &str, whole: bool) -> Result<bool, serde_json::Error> {
         let mut deserializer = serde_json::Deserializer::from_str(args);
-        let violated = serde::de::DeserializeSeed::deserialize(Stream(root), &mut deserializer)?;
+        let stream = Stream { node, whole };
+        let violated = serde::de::DeserializeSeed::deserialize(stream, &mut deserializer)?;
         deserializer.end()?;
         Ok(violated)
+    }
+
+    /// The stream of a place under this one that `node` checks, once nothing broke the checks
+    /// yet: else only a whole value's is read on, for its names ([`ANYTHING`]).
+    fn under<'n>(&self, node: Option<&'n Node>, violated: bool) -> Option<Stream<'n>> {
+        match (node, violated, self.whole) {
+            (Some(node), false, whole) => Some(Stream { node, whole }),
+            (_, _, true) => Some(Stream {
+                node: &ANYTHING,
+                whole: true,
+            }),
+            (_, _, false) => None,
+        }
+    }
+
+    /// Whether `type` refuses a value of this kind (only asked of the whole value).
+    fn refuses(&self, kind: Kind) -> bool {
+        let Some(types) = self.node.types.as_ref().filter(|_| self.whole) else {
+            return false;
+        };
+        let is = |name: &str| match name {
+            "null" => kind == Kind::Null,
+            "boolean" => kind == Kind::Boolean,
+            "string" => kind == Kind::String,
+            "array" => kind == Kind::Array,
+            "object" => kind == Kind::Object,
+            "number" => matches!(kind, Kind::Integer | Kind::Fraction),
+            // JSON Schema's integers include `1.0` and `1e3`.
+            "integer" => kind == Kind::Integer,
+            _ => true,
+        };
+        match types {
+            Value::String(name) => !is(name),
+            Value::Array(names) => !names.iter().filter_map(Value::as_str).any(is),
+            _ => false,
+        }
     }
 }
 
@@ -385,10 +483,22 @@ impl<'de> serde::de::DeserializeSeed<'de> for Stream<'_> {
     type Value = bool;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
-        if self.0.own.is_some() {
-            // Counts, uniqueness and unions need the value whole.
-            let value = Value::deserialize(deserializer)?;
-            return Ok(self.0.is_violated(&value));
+        let node = self.node;
+        if self.whole && (node.options.is_some() || node.constant.is_some()) || node.own.is_some() {
+            // Counts, uniqueness, unions and equality need the value whole.
+            let value = match self.whole {
+                true => super::StrictValue::deserialize(deserializer)?.0,
+                false => Value::deserialize(deserializer)?,
+            };
+            return Ok(node.is_violated(&value));
+        }
+        if self.whole && node.never {
+            let anything = Stream {
+                node: &ANYTHING,
+                whole: true,
+            };
+            deserializer.deserialize_any(anything)?;
+            return Ok(true);
         }
         deserializer.deserialize_any(self)
     }
@@ -402,66 +512,108 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
+        Ok(self.refuses(Kind::Boolean))
     }
 
     fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
+        Ok(self.refuses(Kind::Null))
     }
 
     fn visit_none<E>(self) -> Result<bool, E> {
-        Ok(false)
+        Ok(self.refuses(Kind::Null))
     }
 
     fn visit_i64<E>(self, value: i64) -> Result<bool, E> {
-        Ok(self.0.number_violated(&value.into()))
+        Ok(self.refuses(Kind::Integer) || self.node.number_violated(&value.into()))
     }
 
     fn visit_u64<E>(self, value: u64) -> Result<bool, E> {
-        Ok(self.0.number_violated(&value.into()))
+        Ok(self.refuses(Kind::Integer) || self.node.number_violated(&value.into()))
     }
 
     fn visit_f64<E>(self, value: f64) -> Result<bool, E> {
-        Ok(serde_json::Number::from_f64(value).is_some_and(|n| self.0.number_violated(&n)))
+        let kind = match value.fract() == 0.0 {
+            true => Kind::Integer,
+            false => Kind::Fraction,
+        };
+        Ok(self.refuses(kind)
+            || serde_json::Number::from_f64(value).is_some_and(|n| self.node.number_violated(&n)))
     }
 
     fn visit_str<E>(self, text: &str) -> Result<bool, E> {
-        Ok(self.0.string_violated(text))
+        Ok(self.refuses(Kind::String) || self.node.string_violated(text))
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-        let mut violated = false;
+        let mut violated = self.refuses(Kind::Array);
         let mut index = 0;
         loop {
-            let next = match (self.0.item(index), violated) {
-                (Some(node), false) => seq.next_element_seed(Stream(node))?,
-                _ => seq.next_element::<serde::de::IgnoredAny>()?.map(|_| false),
+            let next = match self.under(self.node.item(index), violated) {
+                Some(stream) => seq.next_element_seed(stream)?,
+                None => seq.next_element::<serde::de::IgnoredAny>()?.map(|_| false),
             };
             match next {
                 Some(item) => violated |= item,
-                None => return Ok(violated || Node::count_violated(self.0.items_count, index)),
+                None => {
+                    return Ok(violated || Node::count_violated(self.node.items_count, index));
+                }
             }
             index += 1;
         }
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut violated = false;
+        let node = self.node;
+        let mut violated = self.refuses(Kind::Object);
         let mut count = 0;
         let mut expected = 0;
+        let mut names = Names::default();
+        let mut required = 0;
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             count += 1;
-            let (unknown, node) = self.0.member(&key, &mut expected);
+            let place = position_expecting(&node.names, &key, expected);
+            if self.whole {
+                if !names.first_time(place, &key) {
+                    return Err(super::strict::duplicate(&key));
+                }
+                required += usize::from(node.required.iter().any(|name| same_name(name, &key)));
+            }
+            let (unknown, member) = node.member_at(place, &mut expected);
             violated |= unknown;
-            violated |= match (node, violated) {
-                (Some(node), false) => map.next_value_seed(Stream(node))?,
-                _ => {
+            violated |= match self.under(member, violated) {
+                Some(stream) => map.next_value_seed(stream)?,
+                None => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                     false
                 }
             };
         }
-        Ok(violated || Node::count_violated(self.0.members_count, count))
+        Ok(violated
+            || required < node.required.len()
+            || Node::count_violated(node.members_count, count))
+    }
+}
+
+/// The member names an object has shown so far, to see one named twice: the declared ones by
+/// their place, the others by name.
+#[derive(Default)]
+struct Names {
+    declared: u64,
+    others: std::collections::HashSet<String>,
+}
+
+impl Names {
+    /// Whether the member at `place` among the declared names (else named `key`) is new.
+    fn first_time(&mut self, place: Option<usize>, key: &str) -> bool {
+        match place {
+            Some(place) if place < 64 => {
+                let bit = 1 << place;
+                let new = self.declared & bit == 0;
+                self.declared |= bit;
+                new
+            }
+            _ => self.others.insert(key.to_owned()),
+        }
     }
 }
 

@@ -128,6 +128,43 @@ impl Plan {
             .is_some_and(|root| root.is_violated(value))
     }
 
+    /// What [`Plan::is_violated_by`] answers of the value the JSON text `args` holds, read as
+    /// a stream: no JSON value is built but where a check needs one (uniqueness, names,
+    /// unions, `enum`, `const`). `Err` when the text is not JSON, or names a member twice (as
+    /// [`StrictValue`](super::StrictValue) reads it).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_schema::validate::Plan;
+    ///
+    /// let plan = Plan::everything(&json!({
+    ///     "type": "object",
+    ///     "properties": {"n": {"type": "integer", "minimum": 1}},
+    ///     "required": ["n"],
+    /// }));
+    /// assert_eq!(plan.is_violated_by_text(r#"{"n": 2.0}"#).ok(), Some(false));
+    /// assert_eq!(plan.is_violated_by_text(r#"{"n": 0.5}"#).ok(), Some(true));
+    /// assert_eq!(plan.is_violated_by_text(r#"{}"#).ok(), Some(true));
+    /// assert!(plan.is_violated_by_text(r#"{"n": 1, "n": 2}"#).is_err());
+    /// ```
+    pub fn is_violated_by_text(&self, args: &str) -> Result<bool, serde_json::Error> {
+        let Some(root) = &self.root else {
+            return serde_json::from_str::<super::StrictValue>(args).map(|_| false);
+        };
+        let violated = Stream::whole_violated_in(root, args);
+        // Every debug build (the tests, the fuzz targets) holds it to the value's answer.
+        #[cfg(debug_assertions)]
+        if let Ok(violated) = violated {
+            let value: Value = serde_json::from_str(args).expect("the stream read it");
+            assert_eq!(
+                violated,
+                root.is_violated(&value),
+                "the stream's answer differs from the value's for {args:?}"
+            );
+        }
+        violated
+    }
+
     /// The first place `value` breaks what the plan checks, in the schema's words.
     pub fn first_violation(&self, value: &Value) -> Option<Violation> {
         check::first_violation(self.pruned.as_ref()?, value)
@@ -402,6 +439,50 @@ mod tests {
         assert!(
             broken > 500 && by_hand - broken > 500,
             "{broken} of {by_hand}"
+        );
+    }
+
+    #[test]
+    fn a_whole_schema_read_as_a_stream_answers_as_its_value() {
+        let plans: Vec<Plan> = [
+            json!({"type": "object", "required": ["a", "b", "a"],
+                   "properties": {"a": {"type": ["string", "null"], "minLength": 2},
+                                  "b": {"type": "integer", "maximum": 10},
+                                  "c": {"enum": [7, "ab", [], null]}},
+                   "additionalProperties": {"type": "array", "items": {"type": "number"}}}),
+            json!({"type": "array", "minItems": 1,
+                   "prefixItems": [{"const": 7}, false, {"type": "boolean"}],
+                   "items": {"type": "object", "properties": {"a": {"type": "string"}},
+                             "required": ["a"], "additionalProperties": false}}),
+            json!({"anyOf": [{"type": "string"}, {"type": "object", "required": ["d"]}],
+                   "items": {"uniqueItems": true}}),
+            json!({"type": ["object", "array"], "properties": {"b": {"not_a_keyword": 1}},
+                   "items": {"type": "integer"}}),
+        ]
+        .iter()
+        .map(Plan::everything)
+        .collect();
+        let mut rng = Rng(0x51_7cc1_b727_220a);
+        let (mut broken, mut kept, mut twice) = (0, 0, 0);
+        for _ in 0..4_000 {
+            let text = rng.json(0);
+            let strict = serde_json::from_str::<super::super::StrictValue>(&text);
+            for plan in &plans {
+                match (plan.is_violated_by_text(&text), &strict) {
+                    (Ok(violated), Ok(value)) => {
+                        assert_eq!(violated, plan.is_violated_by(&value.0), "{text}");
+                        broken += usize::from(violated);
+                        kept += usize::from(!violated);
+                    }
+                    // A member named twice, wherever it is, as the strict reading sees it.
+                    (Err(_), Err(_)) => twice += 1,
+                    (answer, strict) => panic!("{text}: {answer:?} against {strict:?}"),
+                }
+            }
+        }
+        assert!(
+            broken > 500 && kept > 500 && twice > 100,
+            "{broken} broken, {kept} kept, {twice} named twice"
         );
     }
 
