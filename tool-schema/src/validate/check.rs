@@ -474,33 +474,62 @@ fn push_key(path: &mut String, key: &str) {
 }
 
 pub(super) fn type_matches(types: &Value, value: &Value) -> bool {
+    type_admits(types, Kind::of(value))
+}
+
+/// Whether `type` (a name or a list of names) admits a value of this kind.
+pub(super) fn type_admits(types: &Value, kind: Kind) -> bool {
+    let is = |name: &str| match name {
+        "null" => kind == Kind::Null,
+        "boolean" => kind == Kind::Boolean,
+        "string" => kind == Kind::String,
+        "array" => kind == Kind::Array,
+        "object" => kind == Kind::Object,
+        "number" => matches!(kind, Kind::Integer | Kind::Fraction),
+        "integer" => kind == Kind::Integer,
+        _ => true,
+    };
     match types {
-        Value::String(name) => is_type(name, value),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .any(|name| is_type(name, value)),
+        Value::String(name) => is(name),
+        Value::Array(names) => names.iter().filter_map(Value::as_str).any(is),
         _ => true,
     }
 }
 
-fn is_type(name: &str, value: &Value) -> bool {
-    match name {
-        "null" => value.is_null(),
-        "boolean" => value.is_boolean(),
-        "string" => value.is_string(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        "number" => value.is_number(),
-        // JSON Schema's integers include `1.0` and `1e3`; the parser accepts them too (see
-        // `coerce_integers`).
-        "integer" => is_integer(value),
-        _ => true,
-    }
+/// A JSON value's kind, as `type` names it. JSON Schema's integers include `1.0` and `1e3` (the
+/// parser accepts them too, see `coerce_integers`): a `Fraction` is a number with no integer
+/// value.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Kind {
+    Null,
+    Boolean,
+    Integer,
+    Fraction,
+    String,
+    Array,
+    Object,
 }
 
-fn is_integer(value: &Value) -> bool {
-    value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|n| n.fract() == 0.0)
+impl Kind {
+    pub(super) fn of(value: &Value) -> Kind {
+        match value {
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Boolean,
+            Value::Number(number) if number.is_i64() || number.is_u64() => Kind::Integer,
+            Value::Number(number) => Kind::of_f64(number.as_f64().unwrap_or(f64::NAN)),
+            Value::String(_) => Kind::String,
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
+        }
+    }
+
+    /// The kind of a number read as a float.
+    pub(super) fn of_f64(number: f64) -> Kind {
+        match number.fract() == 0.0 {
+            true => Kind::Integer,
+            false => Kind::Fraction,
+        }
+    }
 }
 
 /// Rewrites the numbers with a fraction or an exponent that the schema takes as integers

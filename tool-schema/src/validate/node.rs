@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::check;
+use super::check::{self, Kind};
 use super::scan::Cursor;
 use tool_text::{position_expecting, same_name};
 
@@ -410,18 +410,6 @@ static ANYTHING: Node = Node {
     required: Vec::new(),
 };
 
-/// A JSON value's kind, as `type` names it; a number with no integer value is a `Fraction`.
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Null,
-    Boolean,
-    Integer,
-    Fraction,
-    String,
-    Array,
-    Object,
-}
-
 impl Stream<'_> {
     /// Whether `args` breaks `root`'s checks, read with serde_json; `Err` when it is not JSON.
     pub(crate) fn violated_in(root: &Node, args: &str) -> Result<bool, serde_json::Error> {
@@ -457,25 +445,8 @@ impl Stream<'_> {
 
     /// Whether `type` refuses a value of this kind (only asked of the whole value).
     fn refuses(&self, kind: Kind) -> bool {
-        let Some(types) = self.node.types.as_ref().filter(|_| self.whole) else {
-            return false;
-        };
-        let is = |name: &str| match name {
-            "null" => kind == Kind::Null,
-            "boolean" => kind == Kind::Boolean,
-            "string" => kind == Kind::String,
-            "array" => kind == Kind::Array,
-            "object" => kind == Kind::Object,
-            "number" => matches!(kind, Kind::Integer | Kind::Fraction),
-            // JSON Schema's integers include `1.0` and `1e3`.
-            "integer" => kind == Kind::Integer,
-            _ => true,
-        };
-        match types {
-            Value::String(name) => !is(name),
-            Value::Array(names) => !names.iter().filter_map(Value::as_str).any(is),
-            _ => false,
-        }
+        self.whole
+            && (self.node.types.as_ref()).is_some_and(|types| !check::type_admits(types, kind))
     }
 }
 
@@ -532,11 +503,7 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
     }
 
     fn visit_f64<E>(self, value: f64) -> Result<bool, E> {
-        let kind = match value.fract() == 0.0 {
-            true => Kind::Integer,
-            false => Kind::Fraction,
-        };
-        Ok(self.refuses(kind)
+        Ok(self.refuses(Kind::of_f64(value))
             || serde_json::Number::from_f64(value).is_some_and(|n| self.node.number_violated(&n)))
     }
 
@@ -573,7 +540,7 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
             count += 1;
             let place = position_expecting(&node.names, &key, expected);
             if self.whole {
-                if !names.first_time(place, &key) {
+                if !names.first_time(place, key.clone()) {
                     return Err(super::strict::duplicate(&key));
                 }
                 required += usize::from(node.required.iter().any(|name| same_name(name, &key)));
@@ -597,14 +564,14 @@ impl<'de> serde::de::Visitor<'de> for Stream<'_> {
 /// The member names an object has shown so far, to see one named twice: the declared ones by
 /// their place, the others by name.
 #[derive(Default)]
-struct Names {
+struct Names<'de> {
     declared: u64,
-    others: std::collections::HashSet<String>,
+    others: std::collections::HashSet<std::borrow::Cow<'de, str>>,
 }
 
-impl Names {
+impl<'de> Names<'de> {
     /// Whether the member at `place` among the declared names (else named `key`) is new.
-    fn first_time(&mut self, place: Option<usize>, key: &str) -> bool {
+    fn first_time(&mut self, place: Option<usize>, key: std::borrow::Cow<'de, str>) -> bool {
         match place {
             Some(place) if place < 64 => {
                 let bit = 1 << place;
@@ -612,7 +579,8 @@ impl Names {
                 self.declared |= bit;
                 new
             }
-            _ => self.others.insert(key.to_owned()),
+            // A name borrowed from the text is kept as a borrow.
+            _ => self.others.insert(key),
         }
     }
 }
