@@ -200,7 +200,7 @@ impl McpServer {
         let mut server = McpServer::new(ctx, Agent::new("unused", Session::in_memory()))?;
         let sessions = Arc::new(sessions);
         // Tasks are kept where the sessions are: any replica answers for them.
-        server.tasks = crate::tasks::Tasks::new(crate::tasks::Logs::Store(Arc::clone(&sessions)));
+        server.tasks = crate::tasks::Tasks::new(crate::tasks::Logs::store(Arc::clone(&sessions)));
         server.agents = crate::server::Agents::PerRequest(sessions);
         Ok(server)
     }

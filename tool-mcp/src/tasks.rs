@@ -6,7 +6,8 @@
 //! A task's state is a log in the server's store (over HTTP the agent sessions' store, files or
 //! PostgreSQL; over one connection, memory): `task/created` when it begins, `task/asked` with
 //! every question it asked, `task/answers` with every answer the client sent, `task/status` when
-//! it ends. Each write takes the log's writer lease, so any replica answers `tasks/get`, and a
+//! it ends. Each write takes the log's writer lease and, within a process, its turn (what an
+//! edit appends depends on what it read), so any replica answers `tasks/get`, and a
 //! `tasks/update` or `tasks/cancel` landing on another replica than the one running the task
 //! reaches it: the runner looks in the store for them every [`WATCH`], and at once when they
 //! land on its own replica. The view `tasks/get` answers is computed from the log: the
@@ -71,13 +72,23 @@ struct Ended {
     error: Option<JsonObject>,
 }
 
-/// Where tasks' logs are kept.
-pub(crate) enum Logs {
-    /// In memory: one connection's server; one writer at a time, as a lease would have it.
-    Memory {
-        logs: Mutex<HashMap<String, Session>>,
-        turn: Mutex<()>,
-    },
+/// Where tasks' logs are kept, each edited by one writer at a time.
+pub(crate) struct Logs {
+    kept: Kept,
+    /// A log's edits (what was read decides what is appended) one at a time in this process:
+    /// a file store's session is shared by every call of the process that holds its file,
+    /// where the lease orders only the writers of other processes (so two questions asked at
+    /// once could each append the questions without the other's). Logs share a turn by the
+    /// hash of their name.
+    turns: [Mutex<()>; TURNS],
+}
+
+/// How many turns the logs share.
+const TURNS: usize = 16;
+
+enum Kept {
+    /// In memory: one connection's server.
+    Memory(Mutex<HashMap<String, Session>>),
     /// In the agent sessions' store of an HTTP endpoint.
     #[cfg(feature = "http")]
     Store(Arc<crate::sessions::HttpSessions>),
@@ -86,40 +97,55 @@ pub(crate) enum Logs {
 impl Logs {
     /// Logs in memory.
     pub(crate) fn memory() -> Self {
-        Logs::Memory {
-            logs: Mutex::default(),
-            turn: Mutex::new(()),
+        Self::of(Kept::Memory(Mutex::default()))
+    }
+
+    /// Logs in the agent sessions' store `sessions`.
+    #[cfg(feature = "http")]
+    pub(crate) fn store(sessions: Arc<crate::sessions::HttpSessions>) -> Self {
+        Self::of(Kept::Store(sessions))
+    }
+
+    fn of(kept: Kept) -> Self {
+        Logs {
+            kept,
+            turns: std::array::from_fn(|_| Mutex::new(())),
         }
     }
 
     /// The log `name`, if it exists. Blocks.
     fn read(&self, name: &str) -> Result<Option<Session>, McpError> {
-        match self {
-            Logs::Memory { logs, .. } => Ok(lock(logs).get(name).cloned()),
+        match &self.kept {
+            Kept::Memory(logs) => Ok(lock(logs).get(name).cloned()),
             #[cfg(feature = "http")]
-            Logs::Store(sessions) => sessions.read(name),
+            Kept::Store(sessions) => sessions.read(name),
         }
     }
 
-    /// Writes what `edit` makes of log `name` (created if absent), under its writer's lease.
-    /// Blocks.
+    /// Writes what `edit` makes of log `name` (created if absent), under its writer's lease and
+    /// in its turn. Blocks.
     fn write<T>(
         &self,
         name: &str,
         edit: impl FnOnce(&Session) -> Result<T, McpError>,
     ) -> Result<T, McpError> {
-        match self {
-            Logs::Memory { logs, turn } => {
+        use std::hash::BuildHasher as _;
+        let turn = std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default()
+            .hash_one(name) as usize
+            % TURNS;
+        match &self.kept {
+            Kept::Memory(logs) => {
                 let session = lock(logs)
                     .entry(name.to_owned())
                     .or_insert_with(Session::in_memory)
                     .clone();
-                let _turn = lock(turn);
+                let _turn = lock(&self.turns[turn]);
                 edit(&session)
             }
             #[cfg(feature = "http")]
-            Logs::Store(sessions) => {
+            Kept::Store(sessions) => {
                 let checkout = sessions.agent(name, None)?;
+                let _turn = lock(&self.turns[turn]);
                 edit(checkout.agent().session())
             }
         }
@@ -609,4 +635,44 @@ fn unknown(id: &str) -> ErrorData {
 
 fn internal(error: McpError) -> ErrorData {
     ErrorData::internal_error(format!("the task's store failed: {error}"), None)
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use super::*;
+    use tool_runtime::session::{SessionDir, SessionHub};
+
+    /// Edits of one log at once, from threads of the process that holds its file, each see what
+    /// the others appended: none is lost, as two questions a task asks at once are both kept.
+    #[test]
+    fn edits_of_a_file_log_at_once_lose_none() {
+        let dir = std::env::temp_dir().join(format!("tool-mcp-turns-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let sessions = crate::sessions::HttpSessions::files(
+            SessionHub::new(),
+            SessionDir::new(dir.clone()).unwrap(),
+        );
+        let logs = Logs::store(Arc::new(sessions));
+        std::thread::scope(|scope| {
+            for n in 0..8 {
+                let logs = &logs;
+                scope.spawn(move || {
+                    logs.write("task-turns", |session| {
+                        let mut asked: BTreeMap<String, Value> =
+                            latest(session, ASKED).unwrap_or_default();
+                        // What was read is a while old by the time it is written.
+                        std::thread::sleep(Duration::from_millis(5));
+                        asked.insert(format!("question {n}"), Value::Null);
+                        session.append(ASKED, &asked)?;
+                        Ok(())
+                    })
+                    .unwrap();
+                });
+            }
+        });
+        let session = logs.read("task-turns").unwrap().unwrap();
+        let asked: BTreeMap<String, Value> = latest(&session, ASKED).unwrap();
+        assert_eq!(asked.len(), 8, "{asked:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
