@@ -53,6 +53,9 @@ pub struct Run {
     pub scenarios: BTreeMap<String, (u32, u32)>,
     /// The scenarios the run was to run ([`listed`]).
     pub listed: Vec<String>,
+    /// Every check that failed, as `scenario: id: the suite's words`, read from the checks the
+    /// suite wrote for each scenario (its report names a scenario that failed, not which check).
+    pub failures: Vec<String>,
     /// The suite's own report.
     pub output: String,
 }
@@ -141,6 +144,7 @@ fn run(role: &str, what: &[&str], args: &[&str]) -> Run {
         .arg(&scratch)
         .output()
         .expect("node runs");
+    let failures = failures(&scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     let text = format!(
         "{}{}",
@@ -170,8 +174,46 @@ fn run(role: &str, what: &[&str], args: &[&str]) -> Run {
     Run {
         scenarios,
         listed,
+        failures,
         output: text,
     }
+}
+
+/// The checks that failed in a run's results, `DIR/ROLE-SCENARIO-TIME/checks.json` each, as
+/// `ROLE-SCENARIO-TIME: id: errorMessage`, in the directories' order.
+fn failures(results: &Path) -> Vec<String> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(results)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .collect();
+    dirs.sort();
+    let mut failures = Vec::new();
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(dir.join("checks.json")) else {
+            continue;
+        };
+        let checks: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(checks) => checks,
+            Err(error) => {
+                failures.push(format!("{}: checks.json unread: {error}", dir.display()));
+                continue;
+            }
+        };
+        let name = dir
+            .file_name()
+            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+        for check in checks.as_array().into_iter().flatten() {
+            if check["status"] == "FAILURE" {
+                failures.push(format!(
+                    "{name}: {}: {}",
+                    check["id"].as_str().unwrap_or("?"),
+                    check["errorMessage"].as_str().unwrap_or("(no message)")
+                ));
+            }
+        }
+    }
+    failures
 }
 
 /// Holds `run` to `served`: every scenario named there that the run lists (one of either era
@@ -214,7 +256,8 @@ pub fn hold(name: &str, run: &Run, served: &[&str]) {
     let _ = std::fs::write(dir.join(format!("{name}.txt")), &summary);
     assert!(
         broken.is_empty(),
-        "{name}: served scenarios failed: {broken:?}\n{summary}\n{}",
+        "{name}: served scenarios failed: {broken:?}\nthe checks that failed:\n  {}\n{summary}\n{}",
+        run.failures.join("\n  "),
         run.output
     );
 }
