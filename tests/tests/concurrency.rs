@@ -139,3 +139,39 @@ fn a_macro_tool_declares_its_class_and_todo_write_is_serial() {
         Concurrency::Serial
     );
 }
+
+/// Finds the forecast of a city.
+#[tool(deferred)]
+fn forecast(
+    /// The city.
+    city: String,
+) -> String {
+    format!("sunny in {city}")
+}
+
+/// Finds the forecast of a city.
+#[tool(name = "forecast")]
+fn forecast_at_once(
+    /// The city.
+    city: String,
+) -> String {
+    format!("sunny in {city}")
+}
+
+#[test]
+fn a_deferred_tool_says_so_to_its_host_and_nothing_of_it_to_a_model() {
+    assert!(Forecast.definition().deferred());
+    assert!(!ForecastAtOnce.definition().deferred());
+    let deferred = DynamicTool::builder("d", "D.", json!({"type": "object"}))
+        .deferred()
+        .handler(|_, _| "")
+        .unwrap();
+    assert!(deferred.definition().deferred());
+    for dialect in tool_runtime::Dialect::ALL {
+        assert_eq!(
+            Forecast.definition().json(dialect).unwrap(),
+            ForecastAtOnce.definition().json(dialect).unwrap(),
+            "{dialect:?}"
+        );
+    }
+}

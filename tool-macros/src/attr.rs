@@ -29,6 +29,8 @@ pub(crate) struct Attrs {
     pub concurrency: Option<Ident>,
     /// `needs_approval`: a person approves each call before it runs.
     pub needs_approval: bool,
+    /// `deferred`: the definition waits until a model searches for it.
+    pub deferred: bool,
     /// `task` or `task = "required"`: its calls may, or must, run as tasks (the `TaskSupport`
     /// variant).
     pub task: Option<Ident>,
@@ -38,8 +40,8 @@ pub(crate) struct Attrs {
 }
 
 const KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, \
-    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `task`, `asks`, \
-    `timeout`, `scopes`, `assert_formats`, `type_name` or `allow_undocumented`";
+    `open_world`, `blocking`, `exclusive`, `serial`, `needs_approval`, `deferred`, `task`, \
+    `asks`, `timeout`, `scopes`, `assert_formats`, `type_name` or `allow_undocumented`";
 
 /// The behaviour hints, each a flag (`read_only`) or a flag with a value (`read_only = false`).
 const HINTS: &[&str] = &["read_only", "destructive", "idempotent", "open_world"];
@@ -58,6 +60,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
     let mut scopes = SetOnce::new(cx, "scopes");
     let mut concurrency = SetOnce::new(cx, "exclusive` or `serial");
     let mut needs_approval = SetOnce::new(cx, "needs_approval");
+    let mut deferred = SetOnce::new(cx, "deferred");
     let mut task = SetOnce::new(cx, "task");
     let mut asks = SetOnce::new(cx, "asks");
     let mut hints: Vec<(&'static str, bool)> = Vec::new();
@@ -114,6 +117,8 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
             blocking.set(&key, key.clone());
         } else if meta.path.is_ident("needs_approval") {
             needs_approval.set(&key, ());
+        } else if meta.path.is_ident("deferred") {
+            deferred.set(&key, ());
         } else if meta.path.is_ident("task") {
             let span = meta.path.segments[0].ident.span();
             if meta.input.peek(syn::Token![=]) {
@@ -250,6 +255,7 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
         scopes: scopes.value.unwrap_or_default(),
         concurrency: concurrency.value,
         needs_approval: needs_approval.value.is_some(),
+        deferred: deferred.value.is_some(),
         task: task.value,
         asks: asks.value.unwrap_or_default(),
     }

@@ -258,6 +258,8 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
         .needs_approval
         .then(|| quote!(.with_needs_approval()));
 
+    let deferred = tool.attrs.deferred.then(|| quote!(.with_deferred()));
+
     let asks = (!tool.attrs.asks.is_empty()).then(|| {
         let asks = &tool.attrs.asks;
         quote!(.with_asks(&[#(#rt::Asks::#asks),*]))
@@ -415,6 +417,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
                             #scopes
                             #concurrency
                             #needs_approval
+                            #deferred
                             #task
                             #asks
                             #requires_agent

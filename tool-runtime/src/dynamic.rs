@@ -162,6 +162,7 @@ pub struct DynamicToolBuilder {
     unchecked: bool,
     concurrency: tool_schema::Concurrency,
     needs_approval: bool,
+    deferred: bool,
     task_support: tool_schema::TaskSupport,
 }
 
@@ -184,6 +185,7 @@ impl DynamicTool {
             unchecked: false,
             concurrency: tool_schema::Concurrency::Parallel,
             needs_approval: false,
+            deferred: false,
             task_support: tool_schema::TaskSupport::Never,
         }
     }
@@ -226,6 +228,13 @@ impl DynamicToolBuilder {
     /// Each call waits for a person's approval, in a host that asks.
     pub fn needs_approval(mut self) -> Self {
         self.needs_approval = true;
+        self
+    }
+
+    /// Its definition waits until a model searches for it (see
+    /// [`Definition::with_deferred`](crate::Definition::with_deferred)).
+    pub fn deferred(mut self) -> Self {
+        self.deferred = true;
         self
     }
 
@@ -341,6 +350,9 @@ impl DynamicToolBuilder {
         }
         if let Some(timeout) = self.timeout {
             definition = definition.with_timeout(timeout);
+        }
+        if self.deferred {
+            definition = definition.with_deferred();
         }
         if self.needs_approval {
             definition = definition.with_needs_approval();

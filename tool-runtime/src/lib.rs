@@ -309,6 +309,10 @@ pub use tool_session::{Event, Session, SessionError, SessionHub, Subscription, b
 ///   (`tool-agent`) pauses the run with the call pending in the session, and a host asks; an
 ///   MCP server asks the person through the client (`elicitation/create`) and refuses the call,
 ///   in a text the model can act on, when the client cannot ask ([`Definition::needs_approval`]).
+/// - `deferred`: the model is not shown the tool until it searches for it: an agent loop
+///   (`tool-agent`) with deferred tools offers a search tool in their place and sends a found
+///   tool's definition from then on, so many tools cost a request few tokens
+///   ([`Definition::deferred`]). A call is checked as any other's.
 /// - `task`, `task = "required"`: a call may run as a task (MCP's tasks extension): a client
 ///   that speaks the extension is answered at once with the task's handle and polls for the
 ///   result, which any replica of an HTTP endpoint answers; any other client waits for the

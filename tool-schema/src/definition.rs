@@ -80,6 +80,8 @@ pub struct Definition {
     concurrency: Concurrency,
     /// Whether a person decides on each call before it runs.
     needs_approval: bool,
+    /// Whether its definition waits until a model searches for it.
+    deferred: bool,
     /// Whether a call needs an owning agent's session (an `Agent` parameter).
     requires_agent: bool,
     /// Whether a call runs to its end on its caller's thread.
@@ -144,6 +146,7 @@ impl Definition {
             scopes: Vec::new(),
             concurrency: Concurrency::Parallel,
             needs_approval: false,
+            deferred: false,
             requires_agent: false,
             synchronous: false,
             task_support: TaskSupport::Never,
@@ -221,6 +224,17 @@ impl Definition {
     #[must_use]
     pub fn with_needs_approval(mut self) -> Self {
         self.needs_approval = true;
+        self
+    }
+
+    /// The same definition for a tool a model is not shown until it searches for it
+    /// (`#[tool(deferred)]`): an agent with many tools sends the definitions of the deferred
+    /// ones only once a search of the model's found them, which keeps them out of every
+    /// request until then. It is not part of what a model sees; a host that searches none
+    /// shows it as any other.
+    #[must_use]
+    pub fn with_deferred(mut self) -> Self {
+        self.deferred = true;
         self
     }
 
@@ -305,6 +319,12 @@ impl Definition {
     /// What the tool cannot do without asking its client ([`Definition::with_asks`]).
     pub fn asks(&self) -> &[Asks] {
         &self.asks
+    }
+
+    /// Whether the definition waits until a model searches for it
+    /// ([`Definition::with_deferred`]).
+    pub fn deferred(&self) -> bool {
+        self.deferred
     }
 
     /// Whether each call waits for a person's approval ([`Definition::with_needs_approval`]).
