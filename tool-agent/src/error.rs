@@ -177,6 +177,13 @@ pub enum AgentError {
         /// The refusal a call with them would answer.
         refused: String,
     },
+    /// A tool of the run is named as the search tool a run with deferred tools offers
+    /// ([`SEARCH_TOOL`](crate::search::SEARCH_TOOL)).
+    #[error(
+        "a tool is named {0}, as the search tool a run with deferred tools offers: rename it, or \
+         defer none"
+    )]
+    SearchNamed(&'static str),
     /// The run reached one of its budgets ([`Budget`](crate::Budget)), before the request or
     /// the calls that would have passed it.
     #[error("the run reached its budget of {limit} {what} ({flag} {limit}): {stopped}")]

@@ -9,6 +9,9 @@
 //!   resumed session goes on where it stopped, and compacts them to a budget without ever
 //!   splitting a call from its result, restating the todo list after
 //!   (`tool_todo::restatement`);
+//! - [`search`]: tools [deferred](tool_runtime::Definition::deferred) stay out of the requests
+//!   until a search of the model's finds them (BM25, here), then load for the rest of the
+//!   session;
 //! - [`AgentLoop`] runs one prompt: request, calls run as one batch
 //!   ([`ModelTurn::run`](tool_wire::ModelTurn::run)), results back, until the model answers without calls.
 //!
@@ -44,6 +47,7 @@ mod error;
 mod observer;
 pub mod preview;
 pub mod request;
+pub mod search;
 mod secret;
 pub mod sse;
 
@@ -102,6 +106,8 @@ pub struct AgentLoop<'t> {
     client: Client,
     conversation: Conversation,
     definitions: Box<RawValue>,
+    /// The search and the tools it loaded, when some tools are deferred.
+    deferral: Option<Deferral>,
     max_turns: u32,
     context_budget: Option<usize>,
     max_tokens: u32,
@@ -144,9 +150,8 @@ impl<'t> AgentLoop<'t> {
     /// At most 50 model turns per prompt, no compaction, 8192 tokens per answer, no deadline.
     pub fn new(tools: &'t ToolRegistry, agent: Agent, client: Client) -> Result<Self, AgentError> {
         let provider = client.config().provider;
-        let definitions = tools.definitions_json(provider.dialect())?.to_owned();
-        let definitions =
-            RawValue::from_string(definitions).expect("the definitions are a JSON array");
+        let deferral = Deferral::of(tools, search::loaded(agent.session())?)?;
+        let definitions = offered(tools, deferral.as_ref(), provider.dialect())?;
         let mut conversation = Conversation::open(agent.session().clone(), provider)?;
         let mut paused = None;
         if let Some((turn, outputs)) = conversation.unanswered()? {
@@ -182,6 +187,7 @@ impl<'t> AgentLoop<'t> {
             client,
             conversation,
             definitions,
+            deferral,
             max_turns: 50,
             context_budget: None,
             max_tokens: 8192,
@@ -520,9 +526,13 @@ impl<'t> AgentLoop<'t> {
             if let Some(updates) = &mut self.updates
                 && let Some(tools) = updates()
             {
-                let definitions = tools.definitions_json(provider.dialect())?.to_owned();
-                self.definitions =
-                    RawValue::from_string(definitions).expect("the definitions are a JSON array");
+                let loaded = self
+                    .deferral
+                    .take()
+                    .map(|deferral| deferral.loaded)
+                    .unwrap_or_default();
+                self.deferral = Deferral::of(&tools, loaded)?;
+                self.definitions = offered(&tools, self.deferral.as_ref(), provider.dialect())?;
                 self.tools = Tools::Owned(Box::new(tools));
             }
             let definition_tokens = self
@@ -651,7 +661,20 @@ impl<'t> AgentLoop<'t> {
             let mut outputs: Vec<Option<ToolOutput>> = vec![None; turn.calls.len()];
             let mut runs = Vec::new();
             let mut pending = Vec::new();
+            let loaded_before = self.deferral.as_ref().map(|deferral| deferral.loaded.len());
             for (index, call) in turn.calls.iter().enumerate() {
+                // The search, and a call of a deferred tool not loaded: answered here.
+                if let Some(deferral) = &mut self.deferral {
+                    if call.name == search::SEARCH_TOOL {
+                        outputs[index] =
+                            Some(deferral.search(self.tools.get(), &self.agent, &call.args)?);
+                        continue;
+                    }
+                    if deferral.hides(self.tools.get(), &call.name) {
+                        outputs[index] = Some(search::not_loaded(&call.name));
+                        continue;
+                    }
+                }
                 let rule = self
                     .tools()
                     .get(&call.name)
@@ -680,6 +703,10 @@ impl<'t> AgentLoop<'t> {
                         });
                     }
                 }
+            }
+            if loaded_before != self.deferral.as_ref().map(|deferral| deferral.loaded.len()) {
+                self.definitions =
+                    offered(self.tools.get(), self.deferral.as_ref(), provider.dialect())?;
             }
             if !pending.is_empty() {
                 // Recorded before the others run: a host stopped meanwhile resumes paused.
@@ -740,6 +767,132 @@ fn provider_name(provider: Provider) -> &'static str {
 enum Tools<'t> {
     Borrowed(&'t ToolRegistry),
     Owned(Box<ToolRegistry>),
+}
+
+impl Tools<'_> {
+    fn get(&self) -> &ToolRegistry {
+        match self {
+            Tools::Borrowed(tools) => tools,
+            Tools::Owned(tools) => tools,
+        }
+    }
+}
+
+/// A run's deferred tools: their index, the search tool that searches it, the tools loaded.
+struct Deferral {
+    index: search::ToolIndex,
+    /// The search tool, as the one tool of a registry of its own: its calls' arguments are
+    /// checked as any tool's.
+    search: ToolRegistry,
+    /// The query of the search tool's last call that was not refused (its handler's).
+    asked: search::Asked,
+    /// The tools loaded, in the order loaded.
+    loaded: Vec<String>,
+}
+
+impl Deferral {
+    /// The deferral of `tools` with `loaded` loaded, if any of them is deferred.
+    fn of(tools: &ToolRegistry, loaded: Vec<String>) -> Result<Option<Self>, AgentError> {
+        if !tools.definitions().any(tool_runtime::Definition::deferred) {
+            return Ok(None);
+        }
+        if tools.get(search::SEARCH_TOOL).is_some() {
+            return Err(AgentError::SearchNamed(search::SEARCH_TOOL));
+        }
+        let index = search::ToolIndex::new(
+            tools
+                .definitions()
+                .filter(|definition| definition.deferred()),
+        );
+        let asked = search::Asked::default();
+        let mut search = ToolRegistry::default();
+        search
+            .register(search::search_tool(&asked))
+            .expect("the search tool's schema is one the runtime enforces");
+        Ok(Some(Deferral {
+            index,
+            search,
+            asked,
+            loaded,
+        }))
+    }
+
+    /// Whether `name`, a tool of `tools`, is deferred and not loaded.
+    fn hides(&self, tools: &ToolRegistry, name: &str) -> bool {
+        tools.get(name).is_some_and(|tool| {
+            tool.definition().deferred() && !self.loaded.iter().any(|loaded| loaded == name)
+        })
+    }
+
+    /// Answers a call of the search tool with `args`: the deferred tools of `tools` it finds
+    /// are loaded, and recorded in `agent`'s session.
+    fn search(
+        &mut self,
+        tools: &ToolRegistry,
+        agent: &Agent,
+        args: &str,
+    ) -> Result<ToolOutput, AgentError> {
+        let output = self
+            .search
+            .call(search::SEARCH_TOOL, &Exec::new(), args)
+            .wait();
+        let Some(query) = self.asked.take() else {
+            // Refused: the model reads why.
+            return Ok(output);
+        };
+        let hits: Vec<String> = self
+            .index
+            .search(&query.text, query.limit)
+            .iter()
+            .map(|hit| hit.name.to_owned())
+            .collect();
+        if !hits.is_empty() {
+            agent.session().append(
+                search::LOADED_EVENT,
+                &search::Loaded {
+                    query: query.text.clone(),
+                    tools: hits.clone(),
+                },
+            )?;
+        }
+        for hit in &hits {
+            if !self.loaded.contains(hit) {
+                self.loaded.push(hit.clone());
+            }
+        }
+        let found: Vec<&tool_runtime::Definition> = hits
+            .iter()
+            .filter_map(|name| tools.get(name))
+            .map(|tool| tool.definition())
+            .collect();
+        Ok(ToolOutput::success(search::answer(&query.text, &found)))
+    }
+}
+
+/// The definitions a request offers in `dialect`: every tool's, or, with deferred tools, those
+/// not deferred, those loaded and the search tool's.
+fn offered(
+    tools: &ToolRegistry,
+    deferral: Option<&Deferral>,
+    dialect: tool_runtime::Dialect,
+) -> Result<Box<RawValue>, AgentError> {
+    let json = match deferral {
+        None => tools.definitions_json(dialect)?.to_owned(),
+        Some(deferral) => {
+            let mut out = String::from("[");
+            for definition in tools.definitions().filter(|definition| {
+                !definition.deferred()
+                    || deferral.loaded.iter().any(|name| name == definition.name())
+            }) {
+                out.push_str(definition.json(dialect)?);
+                out.push(',');
+            }
+            let search = deferral.search.definitions_json(dialect)?;
+            out.push_str(&search[1..]);
+            out
+        }
+    };
+    Ok(RawValue::from_string(json).expect("the definitions are a JSON array"))
 }
 
 /// Runs `calls` with `exec`, cancelled at `deadline` if they are still running then.
