@@ -353,6 +353,16 @@ pub(crate) struct AgentArgs {
     #[cfg(feature = "toolsets")]
     #[arg(long, value_name = "TOOLS", help_heading = "Other MCP servers' tools")]
     pub(crate) mcp_deny: Vec<String>,
+    /// Whether the server's tools are deferred, kept from the model until a search of its
+    /// finds them: `always`, `never`, or past a number of tools [default: 20].
+    #[cfg(feature = "toolsets")]
+    #[arg(
+        long,
+        value_name = "always|never|N",
+        value_parser = |text: &str| text.parse::<crate::toolsets::Defer>(),
+        help_heading = "Other MCP servers' tools"
+    )]
+    pub(crate) mcp_defer: Vec<crate::toolsets::Defer>,
     /// How long one call to the server may run [default: 2m].
     #[cfg(feature = "toolsets")]
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout, help_heading = "Other MCP servers' tools")]
@@ -688,6 +698,9 @@ pub(crate) fn mcp_servers(
             });
             server.oauth(oauth).map_err(|error| error.to_string())
         })?;
+    }
+    for (at, defer) in given::<crate::toolsets::Defer>(matches, "mcp_defer") {
+        apply("mcp-defer", true, at, &|server| Ok(server.defer(defer)))?;
     }
     for (at, _) in given::<u8>(matches, "mcp_unchecked") {
         apply("mcp-unchecked", false, at, &|server| Ok(server.unchecked()))?;

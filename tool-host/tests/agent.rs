@@ -2415,3 +2415,94 @@ fn oauth_is_for_an_http_server_and_applies_to_the_mcp_before_it() {
         "{stderr}"
     );
 }
+
+// Deferred tools: 200 tools of three MCP servers (tests/agent/many_tools.py), deferred as a
+// server past 20 tools is by default.
+
+/// `--mcp` for the many-tools server of `set`, logging to `log`.
+fn many_tools(set: &str, log: &Path) -> String {
+    format!(
+        "{} {} {set} {}",
+        python().display(),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/agent/many_tools.py")
+            .display(),
+        log.display()
+    )
+}
+
+#[test]
+fn two_hundred_deferred_tools_wait_for_a_search_then_are_called_as_any_other() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let log = scratch().join(format!("deferred-{provider}-{}.log", mode(stream)));
+            let _ = std::fs::remove_file(&log);
+            let servers: Vec<(String, String)> = ["crm", "ops", "docs"]
+                .iter()
+                .map(|set| (many_tools(set, &log), format!("{set}_")))
+                .collect();
+            let mut extra = Vec::new();
+            for (server, prefix) in &servers {
+                extra.extend(["--mcp", server.as_str(), "--mcp-prefix", prefix.as_str()]);
+            }
+            let run = run("deferred", provider, stream, &extra);
+            run.succeeded("Sunny.");
+            assert_eq!(run.requests.len(), 3, "{}", run.stderr());
+            let theirs = |name: &String| {
+                ["crm_", "ops_", "docs_"]
+                    .iter()
+                    .any(|p| name.starts_with(p))
+            };
+            // The first request: the host's own tools and the search, none of the 200.
+            let first = offered(provider, run.body(0));
+            assert!(first.iter().any(|name| name == "todo_write"), "{first:?}");
+            assert!(first.iter().any(|name| name == "search_tools"), "{first:?}");
+            assert!(!first.iter().any(theirs), "{provider}: {first:?}");
+            // The search's answer, the refusal of a tool not loaded, and from then on the
+            // found tool among the tools.
+            let (_, results) = calls_and_results(provider, run.body(1));
+            assert_eq!(
+                results[0].text,
+                "Loaded 1 tool; from your next turn it is among your tools:\n\
+                 - ops_weather_forecast: Forecasts the weather of a city for the coming days."
+            );
+            assert!(!results[0].is_error);
+            assert_eq!(
+                results[1].text,
+                "Error: docs_create_page is not loaded: search for it with search_tools first, \
+                 then call it"
+            );
+            assert!(results[1].is_error);
+            let second = offered(provider, run.body(1));
+            let loaded: Vec<&String> = second.iter().filter(|name| theirs(name)).collect();
+            assert_eq!(loaded, ["ops_weather_forecast"], "{provider}");
+            assert_eq!(second.len(), first.len() + 1);
+            let (_, results) = calls_and_results(provider, run.body(2));
+            assert_eq!(results[2].text, "Sunny in Paris for 3 days");
+            assert_eq!(
+                arrived(&log),
+                [(
+                    "weather_forecast".to_owned(),
+                    json!({"city": "Paris", "days": 3})
+                )]
+            );
+            // The session says what was loaded when; the next prompt in it offers the same set.
+            let events = events_of(&run.session, "agent/tools_loaded");
+            assert_eq!(events.len(), 1);
+            assert_eq!(
+                events[0],
+                json!({"query": "weather forecast for a city", "tools": ["ops_weather_forecast"]})
+            );
+            let again = run_on(
+                "deferred_again",
+                provider,
+                stream,
+                &extra,
+                &run.session,
+                &["--prompt", "And tomorrow?"],
+            );
+            again.succeeded("Still sunny.");
+            assert_eq!(offered(provider, again.body(0)), second, "{provider}");
+        }
+    }
+}

@@ -91,6 +91,59 @@ pub struct McpServer {
     deny: Vec<String>,
     timeout: Duration,
     unchecked: bool,
+    defer: Defer,
+}
+
+/// Whether a server's tools are deferred: kept out of a model's requests until a search of the
+/// model's finds them (see `tool_agent::search`), which keeps a server of many tools from
+/// costing every request their definitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Defer {
+    /// When the server offers more tools than this (the default: [`DEFER_PAST`]).
+    Past(usize),
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// How many tools a server offers at most before they are deferred, by default.
+pub const DEFER_PAST: usize = 20;
+
+impl Defer {
+    /// Whether a server offering `offered` tools has them deferred.
+    pub fn applies(self, offered: usize) -> bool {
+        match self {
+            Defer::Past(most) => offered > most,
+            Defer::Always => true,
+            Defer::Never => false,
+        }
+    }
+}
+
+impl Default for Defer {
+    fn default() -> Self {
+        Defer::Past(DEFER_PAST)
+    }
+}
+
+impl std::str::FromStr for Defer {
+    type Err = String;
+
+    /// `always`, `never`, or a number of tools: deferred past it.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "always" => Ok(Defer::Always),
+            "never" => Ok(Defer::Never),
+            _ => text.parse().map(Defer::Past).map_err(|_| {
+                format!(
+                    "{} is not `always`, `never` or a number of tools",
+                    tool_runtime::text::quote(text)
+                )
+            }),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -162,6 +215,7 @@ impl McpServer {
             deny: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             unchecked: false,
+            defer: Defer::default(),
         }
     }
 
@@ -209,6 +263,12 @@ impl McpServer {
     /// How long one call may run (default [`DEFAULT_TIMEOUT`]).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Whether the server's tools are deferred (by default, past [`DEFER_PAST`] of them).
+    pub fn defer(mut self, defer: Defer) -> Self {
+        self.defer = defer;
         self
     }
 
@@ -895,6 +955,9 @@ async fn list(
     let mut tools = Vec::new();
     let mut skipped = Vec::new();
     let names = listed.iter().map(|tool| tool.name.to_string()).collect();
+    let deferred = spec
+        .defer
+        .applies(listed.iter().filter(|tool| spec.offers(&tool.name)).count());
     for tool in listed {
         if !spec.offers(&tool.name) {
             continue;
@@ -905,10 +968,18 @@ async fn list(
             reason,
             offered,
         };
-        match proxy(spec, label, peer, handle, in_flight, &tool, false) {
+        let at = Proxied {
+            spec,
+            label,
+            peer,
+            handle,
+            in_flight,
+            deferred,
+        };
+        match proxy(&at, &tool, false) {
             Ok(proxied) => tools.push(Arc::new(proxied)),
             Err(LoadError::Schema { reason, .. }) if spec.unchecked => {
-                match proxy(spec, label, peer, handle, in_flight, &tool, true) {
+                match proxy(&at, &tool, true) {
                     Ok(proxied) => {
                         tools.push(Arc::new(proxied));
                         skipped.push(skip(reason, true));
@@ -929,16 +1000,30 @@ fn reason_of(error: LoadError) -> String {
     }
 }
 
+/// Where a server's tools are proxied from, and whether they are deferred.
+struct Proxied<'a> {
+    spec: &'a McpServer,
+    label: &'a Arc<str>,
+    peer: &'a Peer<RoleClient>,
+    handle: &'a tokio::runtime::Handle,
+    in_flight: &'a Arc<InFlight>,
+    deferred: bool,
+}
+
 /// One of a server's tools as a runtime-defined tool that forwards its checked calls.
 fn proxy(
-    spec: &McpServer,
-    label: &Arc<str>,
-    peer: &Peer<RoleClient>,
-    handle: &tokio::runtime::Handle,
-    in_flight: &Arc<InFlight>,
+    at: &Proxied<'_>,
     tool: &rmcp::model::Tool,
     unchecked: bool,
 ) -> Result<DynamicTool, LoadError> {
+    let Proxied {
+        spec,
+        label,
+        peer,
+        handle,
+        in_flight,
+        deferred,
+    } = *at;
     let mut builder = DynamicTool::builder(
         format!("{}{}", spec.prefix, tool.name),
         tool.description.as_deref().unwrap_or_default(),
@@ -971,6 +1056,9 @@ fn proxy(
     builder = builder.annotations(annotations);
     if unchecked {
         builder = builder.unchecked();
+    }
+    if deferred {
+        builder = builder.deferred();
     }
     let forward = Forward {
         peer: peer.clone(),

@@ -170,6 +170,15 @@ def scenario(name, provider):
         return [("json", turn(calls(("py_slow", {"seconds": 30})), None)),
                 ("json", turn(calls(("py_add", {"a": 1, "b": 1})), None)),
                 ("json", final("Done."))]
+    # 200 deferred tools of three MCP servers (tests/agent/many_tools.py): a search, a call of
+    # one not loaded, then a call of the one the search found.
+    if name == "deferred":
+        return [("json", turn(calls(("search_tools", {"query": "weather forecast for a city"}),
+                                    ("docs_create_page", {"id": "1"})), None)),
+                ("json", turn(calls(("ops_weather_forecast", {"city": "Paris"})), None)),
+                ("json", final("Sunny."))]
+    if name == "deferred_again":
+        return [("json", final("Still sunny."))]
     # todo_write here, and todo_write of another `toolhost mcp` offered with the prefix `remote_`.
     if name in ("traced", "traced_http"):
         return [("json", turn(calls(("todo_write", LIST_A), ("remote_todo_write", LIST_B)),
