@@ -79,4 +79,4 @@ mod value;
 
 pub use provider::Provider;
 pub use stream::{MAX_PIECES, StreamReader};
-pub use turn::{MAX_CALLS, ModelTurn, Usage, WireCall, WireError};
+pub use turn::{MAX_CALLS, ModelTurn, ToolSearch, Usage, WireCall, WireError};

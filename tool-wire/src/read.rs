@@ -5,7 +5,7 @@ use tool_runtime::ToolOutput;
 
 use crate::json::{members, object, required, required_str, string_args, value_args};
 use crate::provider::Provider;
-use crate::turn::{ModelTurn, Usage, WireError};
+use crate::turn::{ModelTurn, ToolSearch, Usage, WireError};
 use crate::value;
 
 impl Provider {
@@ -148,8 +148,40 @@ pub(crate) fn read_openai_responses(mut response: Value) -> Result<ModelTurn, Wi
     let mut turn = ModelTurn::new(Vec::new(), response.get("status"));
     turn.usage = response.get("usage").and_then(Usage::openai_responses);
     turn.identify(&response, "id", "model");
+    // A `tool_search_output` answers the `tool_search_call` of its `call_id`, or the one
+    // before it.
+    let mut asked: Vec<(Option<&str>, String)> = Vec::new();
     for item in &output {
         match item.get("type").and_then(Value::as_str) {
+            Some("tool_search_call") => asked.push((
+                item.get("call_id").and_then(Value::as_str),
+                ToolSearch::query_of(item.get("arguments")),
+            )),
+            Some("tool_search_output") => {
+                let call_id = item.get("call_id").and_then(Value::as_str);
+                let query = asked
+                    .iter()
+                    .rev()
+                    .find(|(id, _)| call_id.is_none() || *id == call_id)
+                    .map(|(_, query)| query.clone())
+                    .unwrap_or_default();
+                let mut tools = Vec::new();
+                for tool in item
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    // A namespace's tools are found with it.
+                    let inner = tool.get("tools").and_then(Value::as_array);
+                    for tool in inner.map_or_else(|| std::slice::from_ref(tool), Vec::as_slice) {
+                        if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                            tools.push(name.to_owned());
+                        }
+                    }
+                }
+                turn.searches.push(ToolSearch { query, tools });
+            }
             Some("message") => {
                 for part in item
                     .get("content")
@@ -187,6 +219,28 @@ pub(crate) fn read_anthropic(mut response: Value) -> Result<ModelTurn, WireError
     for block in &content {
         let [kind, text, name, id, input] = members(block, ["type", "text", "name", "id", "input"]);
         match kind.and_then(Value::as_str) {
+            Some("tool_search_tool_result") => {
+                let asked = block.get("tool_use_id").and_then(Value::as_str);
+                // The query is the input of the `server_tool_use` it answers.
+                let input = content.iter().find_map(|other| {
+                    (other.get("type").and_then(Value::as_str) == Some("server_tool_use")
+                        && other.get("id").and_then(Value::as_str) == asked)
+                        .then(|| other.get("input"))
+                        .flatten()
+                });
+                let tools = block
+                    .pointer("/content/tool_references")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|reference| reference.get("tool_name")?.as_str())
+                    .map(str::to_owned)
+                    .collect();
+                turn.searches.push(ToolSearch {
+                    query: ToolSearch::query_of(input),
+                    tools,
+                });
+            }
             Some("text") => {
                 if let Some(text) = text.and_then(Value::as_str) {
                     turn.push_text(text);
@@ -242,4 +296,66 @@ pub(crate) fn read_gemini(mut response: Value) -> Result<ModelTurn, WireError> {
     turn.message.push(content);
     turn.settle_generated_ids();
     Ok(turn)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn searches(turn: &ModelTurn) -> Vec<(&str, Vec<&str>)> {
+        turn.searches
+            .iter()
+            .map(|search| {
+                let tools = search.tools.iter().map(String::as_str).collect();
+                (search.query.as_str(), tools)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_responses_search_s_output_is_paired_with_its_call_and_a_namespace_gives_its_tools() {
+        let turn = read_openai_responses(json!({"output": [
+            {"type": "tool_search_call", "call_id": "a", "arguments": {"query": "mail"}},
+            {"type": "tool_search_call", "call_id": "b", "arguments": {"goal": "files"}},
+            {"type": "tool_search_output", "call_id": "a", "tools": [
+                {"type": "function", "name": "send_mail"},
+                {"type": "namespace", "name": "crm", "tools": [
+                    {"type": "function", "name": "crm_lookup"},
+                    {"type": "function", "name": "crm_merge"}
+                ]}
+            ]},
+            {"type": "tool_search_output", "call_id": "b", "tools": []}
+        ]}))
+        .unwrap();
+        assert_eq!(
+            searches(&turn),
+            [
+                ("mail", vec!["send_mail", "crm_lookup", "crm_merge"]),
+                (r#"{"goal":"files"}"#, vec![])
+            ]
+        );
+        assert!(turn.calls.is_empty());
+    }
+
+    #[test]
+    fn an_anthropic_search_s_query_is_its_server_tool_use_s_input() {
+        let turn = read_anthropic(json!({"content": [
+            {"type": "server_tool_use", "id": "s1", "name": "tool_search_tool_regex",
+             "input": {"pattern": "weather|forecast"}},
+            {"type": "tool_search_tool_result", "tool_use_id": "s1", "content": {
+                "type": "tool_search_tool_search_result",
+                "tool_references": [{"type": "tool_reference", "tool_name": "forecast"}]}},
+            {"type": "tool_search_tool_result", "tool_use_id": "s2", "content": {
+                "type": "tool_search_tool_result_error", "error_code": "unavailable"}},
+            {"type": "tool_use", "id": "t1", "name": "forecast", "input": {"city": "Oslo"}}
+        ]}))
+        .unwrap();
+        assert_eq!(
+            searches(&turn),
+            [("weather|forecast", vec!["forecast"]), ("", vec![])]
+        );
+        assert_eq!(turn.calls.len(), 1);
+    }
 }

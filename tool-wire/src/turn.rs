@@ -30,8 +30,36 @@ pub struct ModelTurn {
     pub response_id: Option<String>,
     /// The model that answered, as the provider names it (`model`; Gemini's `modelVersion`).
     pub response_model: Option<String>,
+    /// The searches the provider's own tool search ran in the turn (Anthropic's tool search
+    /// tool, OpenAI Responses' `tool_search`), each with the tools it found, in order.
+    pub searches: Vec<ToolSearch>,
     /// Per call: whether the provider gave its id (Gemini's may be missing).
     pub(crate) provider_ids: Vec<bool>,
+}
+
+/// One search of a provider's own tool search, as its response carries it: what the model
+/// asked and the tools it found (each a deferred tool of the request, by name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolSearch {
+    /// The query (a regular expression for Anthropic's regex variant); the search's input as
+    /// JSON when it has no `query` or `pattern`.
+    pub query: String,
+    /// The tools found, in order.
+    pub tools: Vec<String>,
+}
+
+impl ToolSearch {
+    /// The query of a search whose input (`arguments`) is `input`.
+    pub(crate) fn query_of(input: Option<&Value>) -> String {
+        match input {
+            Some(input) => ["query", "pattern"]
+                .iter()
+                .find_map(|key| input.get(key).and_then(Value::as_str))
+                .map_or_else(|| input.to_string(), str::to_owned),
+            None => String::new(),
+        }
+    }
 }
 
 /// The tokens one model response took, as its provider reports them, in one shape for all:
@@ -191,6 +219,7 @@ impl ModelTurn {
             usage: None,
             response_id: None,
             response_model: None,
+            searches: Vec::new(),
             provider_ids: Vec::new(),
         }
     }
