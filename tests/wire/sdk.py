@@ -275,7 +275,8 @@ def responses_streams():
 
 def anthropic_stream(message, json_pieces):
     """The events Anthropic streams for `message` (an SDK-built message, dumped); each
-    tool_use block's input comes as the `input_json_delta` pieces `json_pieces[i]`."""
+    tool_use block's input (`server_tool_use`'s too) comes as the `input_json_delta` pieces
+    `json_pieces[i]`; any other block (a `tool_search_tool_result`) whole at its start."""
     start = {**message, "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}
     start.pop("stop_reason", None)
     events = [{"type": "message_start", "message": start}]
@@ -296,6 +297,8 @@ def anthropic_stream(message, json_pieces):
             events += [{"type": "content_block_delta", **at,
                         "delta": {"type": "text_delta", "text": piece}}
                        for piece in pieces(block["text"], 3) if piece]
+        elif not block["type"].endswith("tool_use"):
+            events.append({"type": "content_block_start", **at, "content_block": block})
         else:
             events.append({"type": "content_block_start", **at,
                            "content_block": {**block, "input": {}}})

@@ -150,7 +150,12 @@ impl<'t> AgentLoop<'t> {
     /// At most 50 model turns per prompt, no compaction, 8192 tokens per answer, no deadline.
     pub fn new(tools: &'t ToolRegistry, agent: Agent, client: Client) -> Result<Self, AgentError> {
         let provider = client.config().provider;
-        let deferral = Deferral::of(tools, search::loaded(agent.session())?)?;
+        let deferral = Deferral::of(
+            tools,
+            search::loaded(agent.session())?,
+            search::Mode::default(),
+            provider,
+        )?;
         let definitions = offered(tools, deferral.as_ref(), provider.dialect())?;
         let mut conversation = Conversation::open(agent.session().clone(), provider)?;
         let mut paused = None;
@@ -241,6 +246,19 @@ impl<'t> AgentLoop<'t> {
             Tools::Borrowed(tools) => tools,
             Tools::Owned(tools) => tools,
         }
+    }
+
+    /// How deferred tools are searched ([`search::Mode`]; by default the provider's own search
+    /// where it has one). Fails as [`AgentLoop::new`] does, when a deferred tool the request
+    /// now carries cannot be rendered in the provider's dialect.
+    pub fn with_tool_search(mut self, mode: search::Mode) -> Result<Self, AgentError> {
+        let provider = self.provider();
+        if let Some(deferral) = &mut self.deferral {
+            deferral.mode = mode;
+            deferral.native = mode.native(provider);
+            self.definitions = offered(self.tools.get(), Some(deferral), provider.dialect())?;
+        }
+        Ok(self)
     }
 
     /// Which calls wait for a person's decision ([`approval`]); by default a tool that says it
@@ -528,10 +546,14 @@ impl<'t> AgentLoop<'t> {
             {
                 let loaded = self
                     .deferral
-                    .take()
-                    .map(|deferral| deferral.loaded)
+                    .as_mut()
+                    .map(|deferral| std::mem::take(&mut deferral.loaded))
                     .unwrap_or_default();
-                self.deferral = Deferral::of(&tools, loaded)?;
+                let mode = self
+                    .deferral
+                    .as_ref()
+                    .map_or_else(search::Mode::default, |deferral| deferral.mode);
+                self.deferral = Deferral::of(&tools, loaded, mode, provider)?;
                 self.definitions = offered(&tools, self.deferral.as_ref(), provider.dialect())?;
                 self.tools = Tools::Owned(Box::new(tools));
             }
@@ -621,6 +643,12 @@ impl<'t> AgentLoop<'t> {
             self.used.requests += 1;
             self.conversation
                 .push(Role::Model, std::mem::take(&mut turn.message))?;
+            // The provider's own searches: what they found is loaded, as a search of ours.
+            if let Some(deferral) = &mut self.deferral {
+                for search in &turn.searches {
+                    deferral.load(&self.agent, &search.query, &search.tools)?;
+                }
+            }
             if let Some(usage) = turn.usage {
                 self.used.usage += usage;
                 self.agent.session().append(USAGE_EVENT, &usage)?;
@@ -665,7 +693,7 @@ impl<'t> AgentLoop<'t> {
             for (index, call) in turn.calls.iter().enumerate() {
                 // The search, and a call of a deferred tool not loaded: answered here.
                 if let Some(deferral) = &mut self.deferral {
-                    if call.name == search::SEARCH_TOOL {
+                    if deferral.native.is_none() && call.name == search::SEARCH_TOOL {
                         outputs[index] =
                             Some(deferral.search(self.tools.get(), &self.agent, &call.args)?);
                         continue;
@@ -788,11 +816,19 @@ struct Deferral {
     asked: search::Asked,
     /// The tools loaded, in the order loaded.
     loaded: Vec<String>,
+    mode: search::Mode,
+    /// The provider's own search tool, when it has one and the mode uses it.
+    native: Option<&'static str>,
 }
 
 impl Deferral {
     /// The deferral of `tools` with `loaded` loaded, if any of them is deferred.
-    fn of(tools: &ToolRegistry, loaded: Vec<String>) -> Result<Option<Self>, AgentError> {
+    fn of(
+        tools: &ToolRegistry,
+        loaded: Vec<String>,
+        mode: search::Mode,
+        provider: Provider,
+    ) -> Result<Option<Self>, AgentError> {
         if !tools.definitions().any(tool_runtime::Definition::deferred) {
             return Ok(None);
         }
@@ -814,6 +850,8 @@ impl Deferral {
             search,
             asked,
             loaded,
+            mode,
+            native: mode.native(provider),
         }))
     }
 
@@ -846,20 +884,7 @@ impl Deferral {
             .iter()
             .map(|hit| hit.name.to_owned())
             .collect();
-        if !hits.is_empty() {
-            agent.session().append(
-                search::LOADED_EVENT,
-                &search::Loaded {
-                    query: query.text.clone(),
-                    tools: hits.clone(),
-                },
-            )?;
-        }
-        for hit in &hits {
-            if !self.loaded.contains(hit) {
-                self.loaded.push(hit.clone());
-            }
-        }
+        self.load(agent, &query.text, &hits)?;
         let found: Vec<&tool_runtime::Definition> = hits
             .iter()
             .filter_map(|name| tools.get(name))
@@ -869,8 +894,32 @@ impl Deferral {
     }
 }
 
+impl Deferral {
+    /// Loads `tools`, found by a search of `query`: recorded in `agent`'s session (when it found
+    /// any), offered from the next request.
+    fn load(&mut self, agent: &Agent, query: &str, tools: &[String]) -> Result<(), AgentError> {
+        if tools.is_empty() {
+            return Ok(());
+        }
+        agent.session().append(
+            search::LOADED_EVENT,
+            &search::Loaded {
+                query: query.to_owned(),
+                tools: tools.to_vec(),
+            },
+        )?;
+        for tool in tools {
+            if !self.loaded.contains(tool) {
+                self.loaded.push(tool.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The definitions a request offers in `dialect`: every tool's, or, with deferred tools, those
-/// not deferred, those loaded and the search tool's.
+/// not deferred, those loaded and the search tool's; or, where the provider searches, every
+/// tool's, the deferred ones marked `"defer_loading": true`, and the provider's search tool.
 fn offered(
     tools: &ToolRegistry,
     deferral: Option<&Deferral>,
@@ -878,6 +927,26 @@ fn offered(
 ) -> Result<Box<RawValue>, AgentError> {
     let json = match deferral {
         None => tools.definitions_json(dialect)?.to_owned(),
+        Some(Deferral {
+            native: Some(native),
+            ..
+        }) => {
+            let mut out = String::from("[");
+            for definition in tools.definitions() {
+                let json = definition.json(dialect)?;
+                if definition.deferred() {
+                    // `{…}` with one member more, last: the rest byte for byte as rendered.
+                    out.push_str(&json[..json.len() - 1]);
+                    out.push_str(r#","defer_loading":true}"#);
+                } else {
+                    out.push_str(json);
+                }
+                out.push(',');
+            }
+            out.push_str(native);
+            out.push(']');
+            out
+        }
         Some(deferral) => {
             let mut out = String::from("[");
             for definition in tools.definitions().filter(|definition| {

@@ -41,6 +41,58 @@ pub const SEARCH_TOOL: &str = "search_tools";
 /// [`Loaded`] as JSON.
 pub const LOADED_EVENT: &str = "agent/tools_loaded";
 
+/// How a run with deferred tools has them searched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mode {
+    /// By the provider's own search where it has one, else by [`SEARCH_TOOL`] (the default).
+    /// Anthropic's is its BM25 tool search tool, OpenAI Responses' the hosted `tool_search`:
+    /// each deferred tool is sent with `"defer_loading": true`, which the provider keeps out of
+    /// the model's context until its search finds the tool, and the searches its responses
+    /// carry are the session's as [`SEARCH_TOOL`]'s are.
+    #[default]
+    Native,
+    /// As [`Mode::Native`], with Anthropic's regular-expression variant of its search.
+    NativeRegex,
+    /// By [`SEARCH_TOOL`], this framework's, on every provider.
+    Framework,
+}
+
+impl Mode {
+    /// The provider's own search tool as a request's `tools` carries it, if the provider has
+    /// one and this mode uses it.
+    pub(crate) fn native(self, provider: tool_wire::Provider) -> Option<&'static str> {
+        match (self, provider) {
+            (Mode::Framework, _) => None,
+            (Mode::Native, tool_wire::Provider::Anthropic) => {
+                Some(r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#)
+            }
+            (Mode::NativeRegex, tool_wire::Provider::Anthropic) => Some(
+                r#"{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}"#,
+            ),
+            (_, tool_wire::Provider::OpenAiResponses) => Some(r#"{"type":"tool_search"}"#),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    /// `native`, `native-regex` or `framework`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "native" => Ok(Mode::Native),
+            "native-regex" => Ok(Mode::NativeRegex),
+            "framework" => Ok(Mode::Framework),
+            _ => Err(format!(
+                "{} is not `native`, `native-regex` or `framework`",
+                tool_runtime::text::quote(text)
+            )),
+        }
+    }
+}
+
 /// The most tools one search returns.
 pub const MAX_RESULTS: usize = 10;
 

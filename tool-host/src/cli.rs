@@ -309,6 +309,17 @@ pub(crate) struct AgentArgs {
     /// answered as not run (exit status 4).
     #[arg(long, value_name = "N")]
     pub(crate) max_tool_calls: Option<u64>,
+    /// How deferred tools are searched: by the provider's own search where it has one
+    /// (Anthropic's BM25 tool search, OpenAI Responses' tool_search) and this host's
+    /// search_tools elsewhere, the same with Anthropic's regex search, or by search_tools on
+    /// every provider.
+    #[arg(
+        long,
+        value_name = "native|native-regex|framework",
+        default_value = "native",
+        value_parser = |text: &str| text.parse::<tool_agent::search::Mode>()
+    )]
+    pub(crate) tool_search: tool_agent::search::Mode,
     /// What becomes of a call that needs a person's decision (a tool that says so, or a
     /// destructive one): `ask` pauses the run until it is decided, in the chat or with
     /// `approve`; `auto` runs it; `never` answers it as not approved. `TOOL=RULE` sets one

@@ -2432,7 +2432,7 @@ fn many_tools(set: &str, log: &Path) -> String {
 }
 
 #[test]
-fn two_hundred_deferred_tools_wait_for_a_search_then_are_called_as_any_other() {
+fn two_hundred_deferred_tools_wait_for_this_host_s_search_then_are_called_as_any_other() {
     for provider in PROVIDERS {
         for stream in [false, true] {
             let log = scratch().join(format!("deferred-{provider}-{}.log", mode(stream)));
@@ -2441,7 +2441,7 @@ fn two_hundred_deferred_tools_wait_for_a_search_then_are_called_as_any_other() {
                 .iter()
                 .map(|set| (many_tools(set, &log), format!("{set}_")))
                 .collect();
-            let mut extra = Vec::new();
+            let mut extra = vec!["--tool-search", "framework"];
             for (server, prefix) in &servers {
                 extra.extend(["--mcp", server.as_str(), "--mcp-prefix", prefix.as_str()]);
             }
@@ -2503,6 +2503,78 @@ fn two_hundred_deferred_tools_wait_for_a_search_then_are_called_as_any_other() {
             );
             again.succeeded("Still sunny.");
             assert_eq!(offered(provider, again.body(0)), second, "{provider}");
+        }
+    }
+}
+
+#[test]
+fn where_the_provider_searches_deferred_tools_go_with_defer_loading_and_its_finds_are_loaded() {
+    for provider in ["anthropic", "openai-responses"] {
+        for stream in [false, true] {
+            let log = scratch().join(format!("native-{provider}-{}.log", mode(stream)));
+            let _ = std::fs::remove_file(&log);
+            let servers: Vec<(String, String)> = ["crm", "ops", "docs"]
+                .iter()
+                .map(|set| (many_tools(set, &log), format!("{set}_")))
+                .collect();
+            let mut extra = Vec::new();
+            for (server, prefix) in &servers {
+                extra.extend(["--mcp", server.as_str(), "--mcp-prefix", prefix.as_str()]);
+            }
+            let run = run("deferred_native", provider, stream, &extra);
+            run.succeeded("Sunny.");
+            assert_eq!(run.requests.len(), 2, "{}", run.stderr());
+            // Every tool goes, the 200 marked deferred, and the provider's search beside them.
+            let tools = run.body(0)["tools"].as_array().unwrap();
+            let deferred: Vec<&Value> = tools
+                .iter()
+                .filter(|tool| tool["defer_loading"] == json!(true))
+                .collect();
+            assert_eq!(deferred.len(), 200, "{provider}");
+            assert!(deferred.iter().all(|tool| {
+                ["crm_", "ops_", "docs_"]
+                    .iter()
+                    .any(|p| tool["name"].as_str().unwrap().starts_with(p))
+            }));
+            let todo = tools
+                .iter()
+                .find(|tool| tool["name"] == "todo_write")
+                .unwrap();
+            assert!(todo.get("defer_loading").is_none(), "{todo}");
+            let search = match provider {
+                "anthropic" => {
+                    json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+                }
+                _ => json!({"type": "tool_search"}),
+            };
+            assert!(tools.contains(&search), "{provider}: {search}");
+            assert!(!tools.iter().any(|tool| tool["name"] == "search_tools"));
+            // The provider's search went back with the conversation (its SDK took it), the
+            // found tool's call ran through its server, and the session says what was loaded.
+            let (_, results) = calls_and_results(provider, run.body(1));
+            assert_eq!(results[0].text, "Sunny in Paris for 3 days");
+            let echoed = serde_json::to_string(messages(provider, run.body(1))).unwrap();
+            let kinds: &[&str] = match provider {
+                "anthropic" => &["server_tool_use", "tool_search_tool_result"],
+                _ => &["tool_search_call", "tool_search_output"],
+            };
+            for kind in kinds {
+                assert!(
+                    echoed.contains(&format!("\"type\":\"{kind}\"")),
+                    "{kind}: {echoed}"
+                );
+            }
+            assert_eq!(
+                arrived(&log),
+                [(
+                    "weather_forecast".to_owned(),
+                    json!({"city": "Paris", "days": 3})
+                )]
+            );
+            assert_eq!(
+                events_of(&run.session, "agent/tools_loaded"),
+                [json!({"query": "weather forecast", "tools": ["ops_weather_forecast"]})]
+            );
         }
     }
 }

@@ -283,7 +283,8 @@ fn run_agent(
             .with_max_turns(args.max_turns)
             .with_context_budget(args.context_budget)
             .with_max_tokens(args.max_tokens)
-            .with_deadline(args.deadline);
+            .with_deadline(args.deadline)
+            .with_tool_search(args.tool_search)?;
         let agent_loop = agent_loop.with_approval(approval_policy(&args.approve)?);
         run(name, &agent, agent_loop, args.prompt, path)
     })();

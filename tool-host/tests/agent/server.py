@@ -84,6 +84,46 @@ def gemini_turn(calls, text):
     return sdk.gemini_chunk(parts, "STOP")
 
 
+# The provider's own tool search: its search of `query` found `found` (names), then `calls`.
+
+FORECAST = {"type": "object", "properties": {"city": {"type": "string"},
+                                             "days": {"type": "integer", "default": 3}},
+            "required": ["city"]}
+
+
+def anthropic_searched(query, found, calls):
+    content = [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+                "input": {"query": query}},
+               {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+                "content": {"type": "tool_search_tool_search_result",
+                            "tool_references": [{"type": "tool_reference", "tool_name": name}
+                                                for name in found]}}]
+    content += [{"type": "tool_use", "id": id_, "name": name, "input": args}
+                for id_, name, args in calls]
+    return sdk.dump(Message.model_validate({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": content, "stop_reason": "tool_use", "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 20}}))
+
+
+def responses_searched(query, found, calls):
+    output = [{"type": "tool_search_call", "id": "tsc_1", "execution": "server",
+               "status": "completed", "arguments": {"query": query}},
+              {"type": "tool_search_output", "id": "tso_1", "execution": "server",
+               "status": "completed",
+               "tools": [{"type": "function", "name": name, "parameters": FORECAST,
+                          "strict": False, "defer_loading": True} for name in found]}]
+    output += [{"type": "function_call", "id": f"fc_{i}", "call_id": id_, "name": name,
+                "arguments": json.dumps(args), "status": "completed"}
+               for i, (id_, name, args) in enumerate(calls)]
+    return sdk.dump(Response.model_validate({
+        "id": "resp_1", "object": "response", "created_at": 1764720000, "model": "gpt-test",
+        "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "status": "completed"}))
+
+
+SEARCHED = {"anthropic": anthropic_searched, "openai-responses": responses_searched}
+
 TURNS = {
     "openai": (chat_turn, chat_final),
     "openai-responses": (responses_turn, lambda text: sdk.openai_responses([], text=text)),
@@ -177,6 +217,10 @@ def scenario(name, provider):
                                     ("docs_create_page", {"id": "1"})), None)),
                 ("json", turn(calls(("ops_weather_forecast", {"city": "Paris"})), None)),
                 ("json", final("Sunny."))]
+    if name == "deferred_native":
+        searched = SEARCHED[provider]("weather forecast", ["ops_weather_forecast"],
+                                      calls(("ops_weather_forecast", {"city": "Paris"})))
+        return [("json", searched), ("json", final("Sunny."))]
     if name == "deferred_again":
         return [("json", final("Still sunny."))]
     # todo_write here, and todo_write of another `toolhost mcp` offered with the prefix `remote_`.
@@ -252,7 +296,7 @@ def chat_stream(response):
 
 def anthropic_stream(message):
     inputs = [sdk.pieces(json.dumps(block["input"]), 3)
-              for block in message["content"] if block["type"] == "tool_use"]
+              for block in message["content"] if block["type"].endswith("tool_use")]
     stream = sdk.anthropic_stream(message, inputs)
     usage = message.get("usage")
     if not usage:
