@@ -106,6 +106,9 @@ pub struct AgentLoop<'t> {
     client: Client,
     conversation: Conversation,
     definitions: Box<RawValue>,
+    /// Of the definitions' bytes, those the model's context holds (not the ones a provider
+    /// keeps back until its search finds them).
+    shown_bytes: usize,
     /// The search and the tools it loaded, when some tools are deferred.
     deferral: Option<Deferral>,
     max_turns: u32,
@@ -156,7 +159,7 @@ impl<'t> AgentLoop<'t> {
             search::Mode::default(),
             provider,
         )?;
-        let definitions = offered(tools, deferral.as_ref(), provider.dialect())?;
+        let (definitions, shown_bytes) = offered(tools, deferral.as_ref(), provider.dialect())?;
         let mut conversation = Conversation::open(agent.session().clone(), provider)?;
         let mut paused = None;
         if let Some((turn, outputs)) = conversation.unanswered()? {
@@ -192,6 +195,7 @@ impl<'t> AgentLoop<'t> {
             client,
             conversation,
             definitions,
+            shown_bytes,
             deferral,
             max_turns: 50,
             context_budget: None,
@@ -240,6 +244,12 @@ impl<'t> AgentLoop<'t> {
         self
     }
 
+    /// The definitions the next request carries, in the provider's dialect: a JSON array (with
+    /// deferred tools, see [`search`]).
+    pub fn definitions(&self) -> &RawValue {
+        &self.definitions
+    }
+
     /// The tools the next request offers.
     pub fn tools(&self) -> &ToolRegistry {
         match &self.tools {
@@ -256,7 +266,8 @@ impl<'t> AgentLoop<'t> {
         if let Some(deferral) = &mut self.deferral {
             deferral.mode = mode;
             deferral.native = mode.native(provider);
-            self.definitions = offered(self.tools.get(), Some(deferral), provider.dialect())?;
+            (self.definitions, self.shown_bytes) =
+                offered(self.tools.get(), Some(deferral), provider.dialect())?;
         }
         Ok(self)
     }
@@ -554,14 +565,11 @@ impl<'t> AgentLoop<'t> {
                     .as_ref()
                     .map_or_else(search::Mode::default, |deferral| deferral.mode);
                 self.deferral = Deferral::of(&tools, loaded, mode, provider)?;
-                self.definitions = offered(&tools, self.deferral.as_ref(), provider.dialect())?;
+                (self.definitions, self.shown_bytes) =
+                    offered(&tools, self.deferral.as_ref(), provider.dialect())?;
                 self.tools = Tools::Owned(Box::new(tools));
             }
-            let definition_tokens = self
-                .definitions
-                .get()
-                .len()
-                .div_ceil(conversation::BYTES_PER_TOKEN);
+            let definition_tokens = self.shown_bytes.div_ceil(conversation::BYTES_PER_TOKEN);
             if let Some(budget) = self.context_budget
                 && let Some(compaction) = self.conversation.compact(budget, definition_tokens)?
             {
@@ -733,7 +741,7 @@ impl<'t> AgentLoop<'t> {
                 }
             }
             if loaded_before != self.deferral.as_ref().map(|deferral| deferral.loaded.len()) {
-                self.definitions =
+                (self.definitions, self.shown_bytes) =
                     offered(self.tools.get(), self.deferral.as_ref(), provider.dialect())?;
             }
             if !pending.is_empty() {
@@ -920,11 +928,13 @@ impl Deferral {
 /// The definitions a request offers in `dialect`: every tool's, or, with deferred tools, those
 /// not deferred, those loaded and the search tool's; or, where the provider searches, every
 /// tool's, the deferred ones marked `"defer_loading": true`, and the provider's search tool.
+/// With the bytes of them the model's context holds: all but the ones marked.
 fn offered(
     tools: &ToolRegistry,
     deferral: Option<&Deferral>,
     dialect: tool_runtime::Dialect,
-) -> Result<Box<RawValue>, AgentError> {
+) -> Result<(Box<RawValue>, usize), AgentError> {
+    let mut held_back = 0;
     let json = match deferral {
         None => tools.definitions_json(dialect)?.to_owned(),
         Some(Deferral {
@@ -934,6 +944,7 @@ fn offered(
             let mut out = String::from("[");
             for definition in tools.definitions() {
                 let json = definition.json(dialect)?;
+                let start = out.len();
                 if definition.deferred() {
                     // `{…}` with one member more, last: the rest byte for byte as rendered.
                     out.push_str(&json[..json.len() - 1]);
@@ -942,6 +953,9 @@ fn offered(
                     out.push_str(json);
                 }
                 out.push(',');
+                if definition.deferred() {
+                    held_back += out.len() - start;
+                }
             }
             out.push_str(native);
             out.push(']');
@@ -961,7 +975,11 @@ fn offered(
             out
         }
     };
-    Ok(RawValue::from_string(json).expect("the definitions are a JSON array"))
+    let shown = json.len() - held_back;
+    Ok((
+        RawValue::from_string(json).expect("the definitions are a JSON array"),
+        shown,
+    ))
 }
 
 /// Runs `calls` with `exec`, cancelled at `deadline` if they are still running then.
@@ -989,4 +1007,50 @@ fn run_within<T>(deadline: Option<&Deadline>, exec: Exec, calls: impl FnOnce(&Ex
 /// A count as OpenTelemetry's signed integer (a `u64` would reach it as text).
 fn signed(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_context_holds_the_definitions_a_provider_does_not_hold_back() {
+        let mut ctx = tool_runtime::Ctx::new();
+        ctx.plugin::<tool_todo::TodoWrite>().unwrap();
+        for name in ["a", "b", "c"] {
+            let tool = tool_runtime::DynamicTool::builder(
+                name,
+                "A tool.",
+                serde_json::json!({"type": "object"}),
+            )
+            .deferred()
+            .handler(|_, _| "")
+            .unwrap();
+            ctx.tool(tool).unwrap();
+        }
+        let dialect = Provider::Anthropic.dialect();
+        let todo = ctx
+            .tools
+            .get("todo_write")
+            .unwrap()
+            .definition()
+            .json(dialect);
+        let todo = todo.unwrap().len();
+        for (mode, deferred_sent) in [(search::Mode::Native, 3), (search::Mode::Framework, 0)] {
+            let deferral = Deferral::of(&ctx.tools, Vec::new(), mode, Provider::Anthropic)
+                .unwrap()
+                .unwrap();
+            let (json, shown) = offered(&ctx.tools, Some(&deferral), dialect).unwrap();
+            let entries: Vec<serde_json::Value> = serde_json::from_str(json.get()).unwrap();
+            let marked = entries
+                .iter()
+                .filter(|entry| entry["defer_loading"] == true)
+                .count();
+            assert_eq!(marked, deferred_sent, "{mode:?}");
+            assert_eq!(entries.len(), 2 + deferred_sent, "{mode:?}");
+            // `[`, todo_write's, `,`, the search tool's, `]`.
+            let search = entries.last().unwrap().to_string().len();
+            assert_eq!(shown, todo + search + 3, "{mode:?}: {}", json.get());
+        }
+    }
 }
