@@ -654,7 +654,7 @@ impl<'t> AgentLoop<'t> {
             // The provider's own searches: what they found is loaded, as a search of ours.
             if let Some(deferral) = &mut self.deferral {
                 for search in &turn.searches {
-                    deferral.load(&self.agent, &search.query, &search.tools)?;
+                    deferral.load(self.tools.get(), &self.agent, &search.query, &search.tools)?;
                 }
             }
             if let Some(usage) = turn.usage {
@@ -704,6 +704,10 @@ impl<'t> AgentLoop<'t> {
                     if deferral.native.is_none() && call.name == search::SEARCH_TOOL {
                         outputs[index] =
                             Some(deferral.search(self.tools.get(), &self.agent, &call.args)?);
+                        continue;
+                    }
+                    if self.tools.get().get(&call.name).is_none() {
+                        outputs[index] = Some(deferral.unknown(self.tools.get(), &call.name));
                         continue;
                     }
                     if deferral.hides(self.tools.get(), &call.name) {
@@ -863,6 +867,26 @@ impl Deferral {
         }))
     }
 
+    /// What a call of `name`, which `tools` does not have, answers: the unknown-tool error
+    /// naming the tools offered (not the deferred ones waiting for a search), and this
+    /// framework's search when it is offered.
+    fn unknown(&self, tools: &ToolRegistry, name: &str) -> ToolOutput {
+        let unknown = tools.unknown(name, |definition| {
+            !definition.deferred() || self.loaded.iter().any(|loaded| loaded == definition.name())
+        });
+        if self.native.is_some() {
+            return unknown;
+        }
+        let text = unknown
+            .text
+            .strip_prefix("Error: ")
+            .unwrap_or(&unknown.text);
+        ToolOutput::error(format!(
+            "{text}; more are found with {}",
+            search::SEARCH_TOOL
+        ))
+    }
+
     /// Whether `name`, a tool of `tools`, is deferred and not loaded.
     fn hides(&self, tools: &ToolRegistry, name: &str) -> bool {
         tools.get(name).is_some_and(|tool| {
@@ -892,7 +916,7 @@ impl Deferral {
             .iter()
             .map(|hit| hit.name.to_owned())
             .collect();
-        self.load(agent, &query.text, &hits)?;
+        self.load(tools, agent, &query.text, &hits)?;
         let found: Vec<&tool_runtime::Definition> = hits
             .iter()
             .filter_map(|name| tools.get(name))
@@ -903,20 +927,36 @@ impl Deferral {
 }
 
 impl Deferral {
-    /// Loads `tools`, found by a search of `query`: recorded in `agent`'s session (when it found
-    /// any), offered from the next request.
-    fn load(&mut self, agent: &Agent, query: &str, tools: &[String]) -> Result<(), AgentError> {
-        if tools.is_empty() {
+    /// Loads the deferred tools of `tools` among `found`, found by a search of `query` (a
+    /// provider's search may name others: they are not loaded): recorded in `agent`'s session
+    /// (when there are any), offered from the next request.
+    fn load(
+        &mut self,
+        tools: &ToolRegistry,
+        agent: &Agent,
+        query: &str,
+        found: &[String],
+    ) -> Result<(), AgentError> {
+        let found: Vec<String> = found
+            .iter()
+            .filter(|name| {
+                tools
+                    .get(name)
+                    .is_some_and(|tool| tool.definition().deferred())
+            })
+            .cloned()
+            .collect();
+        if found.is_empty() {
             return Ok(());
         }
         agent.session().append(
             search::LOADED_EVENT,
             &search::Loaded {
                 query: query.to_owned(),
-                tools: tools.to_vec(),
+                tools: found.clone(),
             },
         )?;
-        for tool in tools {
+        for tool in &found {
             if !self.loaded.contains(tool) {
                 self.loaded.push(tool.clone());
             }

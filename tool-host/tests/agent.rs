@@ -2578,3 +2578,86 @@ fn where_the_provider_searches_deferred_tools_go_with_defer_loading_and_its_find
         }
     }
 }
+
+#[test]
+fn a_search_s_bad_arguments_are_refused_as_any_call_s_and_a_search_may_find_nothing() {
+    for provider in PROVIDERS {
+        for stream in [false, true] {
+            let log = scratch().join(format!("hostile-{provider}-{}.log", mode(stream)));
+            let server = many_tools("ops", &log);
+            let extra = [
+                "--tool-search",
+                "framework",
+                "--mcp",
+                server.as_str(),
+                "--mcp-prefix",
+                "ops_",
+            ];
+            let run = run("deferred_hostile", provider, stream, &extra);
+            run.succeeded("Nothing.");
+            let (_, results) = calls_and_results(provider, run.body(1));
+            let texts: Vec<(&str, bool)> = results
+                .iter()
+                .map(|result| (result.text.as_str(), result.is_error))
+                .collect();
+            assert_eq!(
+                texts,
+                [
+                    (
+                        "Error: invalid arguments: query: expected a string of at least 1 \
+                         characters, got a string of 0 characters",
+                        true
+                    ),
+                    (
+                        "Error: invalid arguments: limit: expected an integer from 1 to 10, \
+                         got 11",
+                        true
+                    ),
+                    ("Error: invalid arguments: missing field \"query\"", true),
+                    (
+                        "Error: invalid arguments: unknown field \"extra\", expected one of \
+                         \"query\", \"limit\"",
+                        true
+                    ),
+                    (
+                        "No tool matches \"zebra xylophone\": search again with other words.",
+                        false
+                    ),
+                    (
+                        "Error: unknown tool \"nowhere_tool\"; available tools: todo_write; \
+                         more are found with search_tools",
+                        true
+                    ),
+                ],
+                "{provider}"
+            );
+            assert!(events_of(&run.session, "agent/tools_loaded").is_empty());
+            assert!(arrived(&log).is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_provider_s_search_that_names_a_tool_this_host_lacks_loads_only_what_it_has() {
+    for provider in ["anthropic", "openai-responses"] {
+        let log = scratch().join(format!("ghost-{provider}.log"));
+        let server = many_tools("ops", &log);
+        let extra = ["--mcp", server.as_str(), "--mcp-prefix", "ops_"];
+        let run = run("deferred_native_ghost", provider, false, &extra);
+        run.succeeded("Gone.");
+        let (_, results) = calls_and_results(provider, run.body(1));
+        // Only the tools offered are named: those waiting for a search are not.
+        assert_eq!(
+            results[0].text,
+            "Error: unknown tool \"ghost_tool\"; available tools: todo_write, \
+             ops_weather_forecast",
+            "{provider}"
+        );
+        assert!(results[0].is_error);
+        assert_eq!(
+            events_of(&run.session, "agent/tools_loaded"),
+            [json!({"query": "weather", "tools": ["ops_weather_forecast"]})]
+        );
+        assert!(arrived(&log).is_empty());
+    }
+}

@@ -221,6 +221,22 @@ def scenario(name, provider):
         searched = SEARCHED[provider]("weather forecast", ["ops_weather_forecast"],
                                       calls(("ops_weather_forecast", {"city": "Paris"})))
         return [("json", searched), ("json", final("Sunny."))]
+    if name == "deferred_hostile":
+        # Searches the search tool refuses, one that finds nothing, and a call of a tool no
+        # server has.
+        return [("json", turn(calls(("search_tools", {"query": ""}),
+                                    ("search_tools", {"query": "weather", "limit": 11}),
+                                    ("search_tools", {"limit": 2}),
+                                    ("search_tools", {"query": "weather", "extra": True}),
+                                    ("search_tools", {"query": "zebra xylophone"}),
+                                    ("nowhere_tool", {})), None)),
+                ("json", final("Nothing."))]
+    if name == "deferred_native_ghost":
+        # The provider's search names a tool this host does not have beside one it has, and
+        # the model calls the one it does not have.
+        searched = SEARCHED[provider]("weather", ["ghost_tool", "ops_weather_forecast"],
+                                      calls(("ghost_tool", {})))
+        return [("json", searched), ("json", final("Gone."))]
     if name == "deferred_again":
         return [("json", final("Still sunny."))]
     # todo_write here, and todo_write of another `toolhost mcp` offered with the prefix `remote_`.
