@@ -210,20 +210,16 @@ pub struct Hit<'i> {
 }
 
 /// A BM25 index of tools: each tool a document of its name's words (counted twice: a name says
-/// most of what a tool does), its description's and its parameters' names, at every depth.
+/// most of what a tool does), its description's and its parameters' names, at every depth;
+/// kept as each word's postings, so a search reads only the tools that have its words.
 #[derive(Clone, Debug, Default)]
 pub struct ToolIndex {
-    tools: Vec<Document>,
-    /// In how many documents each term is.
-    frequency: HashMap<String, u32>,
+    names: Vec<String>,
+    /// Each tool's length in words.
+    lengths: Vec<u32>,
+    /// Per word: the tools that have it, and how often.
+    postings: HashMap<String, Vec<(u32, u32)>>,
     average_length: f64,
-}
-
-#[derive(Clone, Debug)]
-struct Document {
-    name: String,
-    terms: HashMap<String, u32>,
-    length: u32,
 }
 
 /// BM25's parameters, as Lucene has them.
@@ -233,48 +229,42 @@ const B: f64 = 0.75;
 impl ToolIndex {
     /// The index of `definitions`.
     pub fn new<'d>(definitions: impl IntoIterator<Item = &'d Definition>) -> Self {
-        let mut tools = Vec::new();
-        let mut frequency: HashMap<String, u32> = HashMap::new();
+        let mut index = ToolIndex::default();
+        let mut words = Vec::new();
+        let mut counts: HashMap<String, u32> = HashMap::new();
         for definition in definitions {
-            let mut words = Vec::new();
+            let Ok(at) = u32::try_from(index.names.len()) else {
+                break;
+            };
+            words.clear();
             terms(definition.name(), &mut words);
             terms(definition.name(), &mut words);
             terms(definition.description(), &mut words);
             parameter_names(definition.input_schema(), &mut words);
-            let mut counts: HashMap<String, u32> = HashMap::new();
-            for word in words {
+            for word in words.drain(..) {
                 *counts.entry(word).or_default() += 1;
             }
-            for term in counts.keys() {
-                *frequency.entry(term.clone()).or_default() += 1;
+            index.lengths.push(counts.values().sum());
+            for (word, count) in counts.drain() {
+                index.postings.entry(word).or_default().push((at, count));
             }
-            tools.push(Document {
-                name: definition.name().to_owned(),
-                length: counts.values().sum(),
-                terms: counts,
-            });
+            index.names.push(definition.name().to_owned());
         }
-        let total: u64 = tools.iter().map(|tool| u64::from(tool.length)).sum();
-        let average_length = if tools.is_empty() {
-            0.0
-        } else {
-            total as f64 / tools.len() as f64
-        };
-        ToolIndex {
-            tools,
-            frequency,
-            average_length,
+        let total: u64 = index.lengths.iter().map(|&length| u64::from(length)).sum();
+        if !index.names.is_empty() {
+            index.average_length = total as f64 / index.names.len() as f64;
         }
+        index
     }
 
     /// How many tools it holds.
     pub fn len(&self) -> usize {
-        self.tools.len()
+        self.names.len()
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.names.is_empty()
     }
 
     /// The tools that match `query` best, at most `limit`, best first (ties by name); a tool
@@ -282,35 +272,32 @@ impl ToolIndex {
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {
         let mut words = Vec::new();
         terms(query, &mut words);
-        words.sort();
+        words.sort_unstable();
         words.dedup();
-        let count = self.tools.len() as f64;
-        let weights: Vec<(&str, f64)> = words
-            .iter()
-            .filter_map(|word| {
-                let n = f64::from(*self.frequency.get(word)?);
-                Some((word.as_str(), ((count - n + 0.5) / (n + 0.5) + 1.0).ln()))
+        let count = self.names.len() as f64;
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for word in &words {
+            let Some(postings) = self.postings.get(word) else {
+                continue;
+            };
+            let n = postings.len() as f64;
+            let weight = ((count - n + 0.5) / (n + 0.5) + 1.0).ln();
+            for &(at, tf) in postings {
+                let length = f64::from(self.lengths[at as usize]);
+                let norm = K1 * (1.0 - B + B * length / self.average_length);
+                let tf = f64::from(tf);
+                *scores.entry(at).or_default() += weight * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let mut hits: Vec<Hit<'_>> = scores
+            .into_iter()
+            .filter(|(_, score)| *score > 0.0)
+            .map(|(at, score)| Hit {
+                name: &self.names[at as usize],
+                score,
             })
             .collect();
-        let mut hits: Vec<Hit<'_>> = self
-            .tools
-            .iter()
-            .filter_map(|tool| {
-                let norm = K1 * (1.0 - B + B * f64::from(tool.length) / self.average_length);
-                let score: f64 = weights
-                    .iter()
-                    .filter_map(|(word, weight)| {
-                        let tf = f64::from(*tool.terms.get(*word)?);
-                        Some(weight * tf * (K1 + 1.0) / (tf + norm))
-                    })
-                    .sum();
-                (score > 0.0).then_some(Hit {
-                    name: &tool.name,
-                    score,
-                })
-            })
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(b.name)));
+        hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(b.name)));
         hits.truncate(limit);
         hits
     }
