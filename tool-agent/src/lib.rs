@@ -266,6 +266,7 @@ impl<'t> AgentLoop<'t> {
         if let Some(deferral) = &mut self.deferral {
             deferral.mode = mode;
             deferral.native = mode.native(provider);
+            deferral.grouped = deferral.native.is_some() && provider == Provider::OpenAiResponses;
             (self.definitions, self.shown_bytes) =
                 offered(self.tools.get(), Some(deferral), provider.dialect())?;
         }
@@ -831,6 +832,8 @@ struct Deferral {
     mode: search::Mode,
     /// The provider's own search tool, when it has one and the mode uses it.
     native: Option<&'static str>,
+    /// Whether that search takes deferred tools in groups (OpenAI Responses' namespaces).
+    grouped: bool,
 }
 
 impl Deferral {
@@ -864,6 +867,7 @@ impl Deferral {
             loaded,
             mode,
             native: mode.native(provider),
+            grouped: mode.native(provider).is_some() && provider == Provider::OpenAiResponses,
         }))
     }
 
@@ -979,23 +983,54 @@ fn offered(
         None => tools.definitions_json(dialect)?.to_owned(),
         Some(Deferral {
             native: Some(native),
+            grouped,
             ..
         }) => {
             let mut out = String::from("[");
+            // A group's name and description, and its tools' entries.
+            let mut groups: Vec<(&str, &str, String)> = Vec::new();
             for definition in tools.definitions() {
                 let json = definition.json(dialect)?;
-                let start = out.len();
-                if definition.deferred() {
-                    // `{…}` with one member more, last: the rest byte for byte as rendered.
-                    out.push_str(&json[..json.len() - 1]);
-                    out.push_str(r#","defer_loading":true}"#);
-                } else {
+                if !definition.deferred() {
                     out.push_str(json);
+                    out.push(',');
+                    continue;
                 }
-                out.push(',');
-                if definition.deferred() {
-                    held_back += out.len() - start;
+                // `{…}` with one member more, last: the rest byte for byte as rendered.
+                let entry = format!(r#"{},"defer_loading":true}}"#, &json[..json.len() - 1]);
+                held_back += entry.len() + 1;
+                match definition.namespace().filter(|_| *grouped) {
+                    Some((name, description)) => {
+                        let at = match groups.iter().position(|group| group.0 == name) {
+                            Some(at) => at,
+                            None => {
+                                groups.push((name, description, String::new()));
+                                groups.len() - 1
+                            }
+                        };
+                        let entries = &mut groups[at].2;
+                        if !entries.is_empty() {
+                            entries.push(',');
+                        }
+                        entries.push_str(&entry);
+                    }
+                    None => {
+                        out.push_str(&entry);
+                        out.push(',');
+                    }
                 }
+            }
+            for (name, description, entries) in groups {
+                let head = serde_json::json!({
+                    "type": "namespace",
+                    "name": name,
+                    "description": description,
+                })
+                .to_string();
+                out.push_str(&head[..head.len() - 1]);
+                out.push_str(r#","tools":["#);
+                out.push_str(&entries);
+                out.push_str("]},");
             }
             out.push_str(native);
             out.push(']');

@@ -2524,10 +2524,37 @@ fn where_the_provider_searches_deferred_tools_go_with_defer_loading_and_its_find
             let run = run("deferred_native", provider, stream, &extra);
             run.succeeded("Sunny.");
             assert_eq!(run.requests.len(), 2, "{}", run.stderr());
-            // Every tool goes, the 200 marked deferred, and the provider's search beside them.
+            // Every tool goes, the 200 marked deferred (to OpenAI in a namespace per server),
+            // and the provider's search beside them.
             let tools = run.body(0)["tools"].as_array().unwrap();
+            let groups: Vec<(&str, &str, usize)> = tools
+                .iter()
+                .filter(|tool| tool["type"] == "namespace")
+                .map(|group| {
+                    (
+                        group["name"].as_str().unwrap(),
+                        group["description"].as_str().unwrap(),
+                        group["tools"].as_array().unwrap().len(),
+                    )
+                })
+                .collect();
+            match provider {
+                "anthropic" => assert!(groups.is_empty(), "{groups:?}"),
+                _ => assert_eq!(
+                    groups,
+                    [
+                        ("crm", "The tools of the MCP server `crm-tools`", 72),
+                        ("ops", "The tools of the MCP server `ops-tools`", 64),
+                        ("docs", "The tools of the MCP server `docs-tools`", 64)
+                    ]
+                ),
+            }
             let deferred: Vec<&Value> = tools
                 .iter()
+                .flat_map(|tool| match tool["tools"].as_array() {
+                    Some(grouped) => grouped.iter().collect(),
+                    None => vec![tool],
+                })
                 .filter(|tool| tool["defer_loading"] == json!(true))
                 .collect();
             assert_eq!(deferred.len(), 200, "{provider}");

@@ -1058,7 +1058,10 @@ fn proxy(
         builder = builder.unchecked();
     }
     if deferred {
-        builder = builder.deferred();
+        builder = builder.deferred().namespace(
+            namespace_of(spec, label),
+            format!("The tools of the MCP server {label}"),
+        );
     }
     let forward = Forward {
         peer: peer.clone(),
@@ -1068,6 +1071,30 @@ fn proxy(
         label: Arc::clone(label),
     };
     builder.async_handler(move |call: Call, args: Value| forward.call(call, args))
+}
+
+/// The group a server's deferred tools are searched in: its prefix without a trailing `_`, or
+/// its name, in the letters, digits, `_` and `-` a provider takes.
+fn namespace_of(spec: &McpServer, label: &str) -> String {
+    let prefix = spec.prefix.trim_end_matches(['_', '-', '.']);
+    let from = if prefix.is_empty() { label } else { prefix };
+    let name: String = from
+        .trim_matches('`')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.trim_matches('_').is_empty() {
+        "mcp".to_owned()
+    } else {
+        name
+    }
 }
 
 /// Where a proxied tool's calls go.

@@ -163,6 +163,7 @@ pub struct DynamicToolBuilder {
     concurrency: tool_schema::Concurrency,
     needs_approval: bool,
     deferred: bool,
+    namespace: Option<(String, String)>,
     task_support: tool_schema::TaskSupport,
 }
 
@@ -186,6 +187,7 @@ impl DynamicTool {
             concurrency: tool_schema::Concurrency::Parallel,
             needs_approval: false,
             deferred: false,
+            namespace: None,
             task_support: tool_schema::TaskSupport::Never,
         }
     }
@@ -235,6 +237,13 @@ impl DynamicToolBuilder {
     /// [`Definition::with_deferred`](crate::Definition::with_deferred)).
     pub fn deferred(mut self) -> Self {
         self.deferred = true;
+        self
+    }
+
+    /// The group it is searched in when deferred, and what the group's tools are for (see
+    /// [`Definition::with_namespace`](crate::Definition::with_namespace)).
+    pub fn namespace(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        self.namespace = Some((name.into(), description.into()));
         self
     }
 
@@ -353,6 +362,9 @@ impl DynamicToolBuilder {
         }
         if self.deferred {
             definition = definition.with_deferred();
+        }
+        if let Some((name, description)) = &self.namespace {
+            definition = definition.with_namespace(name.clone(), description.clone());
         }
         if self.needs_approval {
             definition = definition.with_needs_approval();

@@ -82,6 +82,9 @@ pub struct Definition {
     needs_approval: bool,
     /// Whether its definition waits until a model searches for it.
     deferred: bool,
+    /// The group a deferred tool is searched in, where a provider groups them: a name and
+    /// what its tools are for.
+    namespace: Option<(Cow<'static, str>, Cow<'static, str>)>,
     /// Whether a call needs an owning agent's session (an `Agent` parameter).
     requires_agent: bool,
     /// Whether a call runs to its end on its caller's thread.
@@ -147,6 +150,7 @@ impl Definition {
             concurrency: Concurrency::Parallel,
             needs_approval: false,
             deferred: false,
+            namespace: None,
             requires_agent: false,
             synchronous: false,
             task_support: TaskSupport::Never,
@@ -236,6 +240,28 @@ impl Definition {
     pub fn with_deferred(mut self) -> Self {
         self.deferred = true;
         self
+    }
+
+    /// The same definition in the group `name`, described by `description` (what its tools are
+    /// for): a provider that groups deferred tools (OpenAI Responses' namespaces) is sent it
+    /// with the others of the group, searched as one. It is not part of what a model sees of
+    /// the tool itself.
+    #[must_use]
+    pub fn with_namespace(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.namespace = Some((name.into(), description.into()));
+        self
+    }
+
+    /// The group the tool is searched in, and what its tools are for
+    /// ([`Definition::with_namespace`]).
+    pub fn namespace(&self) -> Option<(&str, &str)> {
+        self.namespace
+            .as_ref()
+            .map(|(name, description)| (name.as_ref(), description.as_ref()))
     }
 
     /// The same definition of a tool whose calls need an owning agent's session (`#[tool]`
