@@ -111,6 +111,8 @@ pub struct AgentLoop<'t> {
     shown_bytes: usize,
     /// The search and the tools it loaded, when some tools are deferred.
     deferral: Option<Deferral>,
+    /// How deferred tools are searched, whether any are now or only after the tools change.
+    tool_search: search::Mode,
     max_turns: u32,
     context_budget: Option<usize>,
     max_tokens: u32,
@@ -155,7 +157,8 @@ impl<'t> AgentLoop<'t> {
         let provider = client.config().provider;
         let deferral = Deferral::of(
             tools,
-            search::loaded(agent.session())?,
+            None,
+            agent.session(),
             search::Mode::default(),
             provider,
         )?;
@@ -197,6 +200,7 @@ impl<'t> AgentLoop<'t> {
             definitions,
             shown_bytes,
             deferral,
+            tool_search: search::Mode::default(),
             max_turns: 50,
             context_budget: None,
             max_tokens: 8192,
@@ -252,10 +256,7 @@ impl<'t> AgentLoop<'t> {
 
     /// The tools the next request offers.
     pub fn tools(&self) -> &ToolRegistry {
-        match &self.tools {
-            Tools::Borrowed(tools) => tools,
-            Tools::Owned(tools) => tools,
-        }
+        self.tools.get()
     }
 
     /// How deferred tools are searched ([`search::Mode`]; by default the provider's own search
@@ -263,10 +264,9 @@ impl<'t> AgentLoop<'t> {
     /// now carries cannot be rendered in the provider's dialect.
     pub fn with_tool_search(mut self, mode: search::Mode) -> Result<Self, AgentError> {
         let provider = self.provider();
+        self.tool_search = mode;
         if let Some(deferral) = &mut self.deferral {
-            deferral.mode = mode;
-            deferral.native = mode.native(provider);
-            deferral.grouped = deferral.native.is_some() && provider == Provider::OpenAiResponses;
+            deferral.search_by(mode, provider);
             (self.definitions, self.shown_bytes) =
                 offered(self.tools.get(), Some(deferral), provider.dialect())?;
         }
@@ -556,16 +556,15 @@ impl<'t> AgentLoop<'t> {
             if let Some(updates) = &mut self.updates
                 && let Some(tools) = updates()
             {
-                let loaded = self
-                    .deferral
-                    .as_mut()
-                    .map(|deferral| std::mem::take(&mut deferral.loaded))
-                    .unwrap_or_default();
-                let mode = self
-                    .deferral
-                    .as_ref()
-                    .map_or_else(search::Mode::default, |deferral| deferral.mode);
-                self.deferral = Deferral::of(&tools, loaded, mode, provider)?;
+                // Without deferred tools until now, what was loaded is the session's to say.
+                let loaded = self.deferral.take().map(|deferral| deferral.loaded);
+                self.deferral = Deferral::of(
+                    &tools,
+                    loaded,
+                    self.agent.session(),
+                    self.tool_search,
+                    provider,
+                )?;
                 (self.definitions, self.shown_bytes) =
                     offered(&tools, self.deferral.as_ref(), provider.dialect())?;
                 self.tools = Tools::Owned(Box::new(tools));
@@ -829,7 +828,6 @@ struct Deferral {
     asked: search::Asked,
     /// The tools loaded, in the order loaded.
     loaded: Vec<String>,
-    mode: search::Mode,
     /// The provider's own search tool, when it has one and the mode uses it.
     native: Option<&'static str>,
     /// Whether that search takes deferred tools in groups (OpenAI Responses' namespaces).
@@ -837,10 +835,12 @@ struct Deferral {
 }
 
 impl Deferral {
-    /// The deferral of `tools` with `loaded` loaded, if any of them is deferred.
+    /// The deferral of `tools` searched by `mode`, if any of them is deferred, with `loaded`
+    /// loaded (when `None`, those `session` says were loaded).
     fn of(
         tools: &ToolRegistry,
-        loaded: Vec<String>,
+        loaded: Option<Vec<String>>,
+        session: &tool_runtime::Session,
         mode: search::Mode,
         provider: Provider,
     ) -> Result<Option<Self>, AgentError> {
@@ -860,24 +860,39 @@ impl Deferral {
         search
             .register(search::search_tool(&asked))
             .expect("the search tool's schema is one the runtime enforces");
-        Ok(Some(Deferral {
+        let loaded = match loaded {
+            Some(loaded) => loaded,
+            None => search::loaded(session)?,
+        };
+        let mut deferral = Deferral {
             index,
             search,
             asked,
             loaded,
-            mode,
-            native: mode.native(provider),
-            grouped: mode.native(provider).is_some() && provider == Provider::OpenAiResponses,
-        }))
+            native: None,
+            grouped: false,
+        };
+        deferral.search_by(mode, provider);
+        Ok(Some(deferral))
+    }
+
+    /// Searched by `mode` on `provider`.
+    fn search_by(&mut self, mode: search::Mode, provider: Provider) {
+        self.native = mode.native(provider);
+        self.grouped = self.native.is_some() && provider == Provider::OpenAiResponses;
+    }
+
+    /// Whether a request offers `definition`'s tool to the model (in this framework's search):
+    /// one not deferred, or loaded.
+    fn offers(&self, definition: &tool_runtime::Definition) -> bool {
+        !definition.deferred() || self.loaded.iter().any(|name| name == definition.name())
     }
 
     /// What a call of `name`, which `tools` does not have, answers: the unknown-tool error
     /// naming the tools offered (not the deferred ones waiting for a search), and this
     /// framework's search when it is offered.
     fn unknown(&self, tools: &ToolRegistry, name: &str) -> ToolOutput {
-        let unknown = tools.unknown(name, |definition| {
-            !definition.deferred() || self.loaded.iter().any(|loaded| loaded == definition.name())
-        });
+        let unknown = tools.unknown(name, |definition| self.offers(definition));
         if self.native.is_some() {
             return unknown;
         }
@@ -893,9 +908,9 @@ impl Deferral {
 
     /// Whether `name`, a tool of `tools`, is deferred and not loaded.
     fn hides(&self, tools: &ToolRegistry, name: &str) -> bool {
-        tools.get(name).is_some_and(|tool| {
-            tool.definition().deferred() && !self.loaded.iter().any(|loaded| loaded == name)
-        })
+        tools
+            .get(name)
+            .is_some_and(|tool| !self.offers(tool.definition()))
     }
 
     /// Answers a call of the search tool with `args`: the deferred tools of `tools` it finds
@@ -928,9 +943,7 @@ impl Deferral {
             .collect();
         Ok(ToolOutput::success(search::answer(&query.text, &found)))
     }
-}
 
-impl Deferral {
     /// Loads the deferred tools of `tools` among `found`, found by a search of `query` (a
     /// provider's search may name others: they are not loaded): recorded in `agent`'s session
     /// (when there are any), offered from the next request.
@@ -1038,10 +1051,10 @@ fn offered(
         }
         Some(deferral) => {
             let mut out = String::from("[");
-            for definition in tools.definitions().filter(|definition| {
-                !definition.deferred()
-                    || deferral.loaded.iter().any(|name| name == definition.name())
-            }) {
+            for definition in tools
+                .definitions()
+                .filter(|definition| deferral.offers(definition))
+            {
                 out.push_str(definition.json(dialect)?);
                 out.push(',');
             }
@@ -1112,9 +1125,16 @@ mod tests {
             .json(dialect);
         let todo = todo.unwrap().len();
         for (mode, deferred_sent) in [(search::Mode::Native, 3), (search::Mode::Framework, 0)] {
-            let deferral = Deferral::of(&ctx.tools, Vec::new(), mode, Provider::Anthropic)
-                .unwrap()
-                .unwrap();
+            let session = tool_runtime::Session::in_memory();
+            let deferral = Deferral::of(
+                &ctx.tools,
+                Some(Vec::new()),
+                &session,
+                mode,
+                Provider::Anthropic,
+            )
+            .unwrap()
+            .unwrap();
             let (json, shown) = offered(&ctx.tools, Some(&deferral), dialect).unwrap();
             let entries: Vec<serde_json::Value> = serde_json::from_str(json.get()).unwrap();
             let marked = entries
