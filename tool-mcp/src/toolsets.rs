@@ -958,6 +958,14 @@ async fn list(
     let deferred = spec
         .defer
         .applies(listed.iter().filter(|tool| spec.offers(&tool.name)).count());
+    let at = Proxied {
+        spec,
+        label,
+        peer,
+        handle,
+        in_flight,
+        deferred,
+    };
     for tool in listed {
         if !spec.offers(&tool.name) {
             continue;
@@ -967,14 +975,6 @@ async fn list(
             tool: tool.name.to_string(),
             reason,
             offered,
-        };
-        let at = Proxied {
-            spec,
-            label,
-            peer,
-            handle,
-            in_flight,
-            deferred,
         };
         match proxy(&at, &tool, false) {
             Ok(proxied) => tools.push(Arc::new(proxied)),
