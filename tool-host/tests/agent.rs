@@ -183,6 +183,14 @@ struct Result {
     is_error: bool,
 }
 
+/// Each result's text, and whether it is an error.
+fn texts_of(results: &[Result]) -> Vec<(&str, bool)> {
+    results
+        .iter()
+        .map(|result| (result.text.as_str(), result.is_error))
+        .collect()
+}
+
 /// The calls (ids; `None` for a Gemini call without one) and results of a request, in order,
 /// after checking that each model message's calls are answered right after it, id for id.
 fn calls_and_results(provider: &str, body: &Value) -> (Vec<Option<String>>, Vec<Result>) {
@@ -857,10 +865,7 @@ fn an_mcp_tool_s_text_data_images_and_errors_come_back_as_outputs() {
         );
         run.succeeded("Done.");
         let (_, results) = calls_and_results(provider, run.body(1));
-        let texts: Vec<(&str, bool)> = results
-            .iter()
-            .map(|result| (result.text.as_str(), result.is_error))
-            .collect();
+        let texts = texts_of(&results);
         assert_eq!(
             texts,
             [
@@ -2623,10 +2628,7 @@ fn a_search_s_bad_arguments_are_refused_as_any_call_s_and_a_search_may_find_noth
             let run = run("deferred_hostile", provider, stream, &extra);
             run.succeeded("Nothing.");
             let (_, results) = calls_and_results(provider, run.body(1));
-            let texts: Vec<(&str, bool)> = results
-                .iter()
-                .map(|result| (result.text.as_str(), result.is_error))
-                .collect();
+            let texts = texts_of(&results);
             assert_eq!(
                 texts,
                 [
